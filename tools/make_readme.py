@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Build README.md from nbs/index.ipynb without Quarto (which cannot be installed offline).
 
-Drops cells marked `#| hide` or `#| exporti`, strips the remaining `#|` directive lines, keeps outputs,
+Drops cells marked `#| hide` or `#| exporti` and cells holding only directives, strips the remaining `#|` directive lines, keeps outputs,
 and rewrites image links `../figures/` -> `figures/` so they resolve from the repository root.
 """
 from pathlib import Path
@@ -17,7 +17,7 @@ def main():
     for c in nb.cells:
         if c.cell_type == 'code':
             d = extract_directives(c, remove=True)
-            if 'hide' in d or 'exporti' in d: continue
+            if {'hide', 'exporti', 'default_exp'} & d.keys() or not c.source.strip(): continue
         keep.append(c)
     nb.cells = keep
     body, _ = MarkdownExporter(exclude_input_prompt=True, exclude_output_prompt=True).from_notebook_node(nb)

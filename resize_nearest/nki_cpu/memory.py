@@ -90,10 +90,15 @@ class Tensor:
     def __repr__(self): return f'Tensor({self.name!r}, shape={self.shape}, dtype={self.dtype}, buffer={self.buffer})'
 
     def flat_index(self)->np.ndarray:
-        "Storage element index of every element of the view (shape `self.shape`)."
-        idx = np.full((), self.offset, dtype=np.int64)
-        for n, s in zip(self.shape, self.strides): idx = idx[..., None] + np.arange(n, dtype=np.int64) * s
-        return idx
+        "Storage element index of every element of the view (shape `self.shape`); computed once per view."
+        if getattr(self, '_flat', None) is None:
+            if self.is_contiguous(): idx = np.arange(self.offset, self.offset + self.size, dtype=np.int64).reshape(self.shape)
+            else:
+                idx = np.full((), self.offset, dtype=np.int64)
+                for n, s in zip(self.shape, self.strides): idx = idx[..., None] + np.arange(n, dtype=np.int64) * s
+            idx.flags.writeable = False
+            self._flat = idx
+        return self._flat
 
     def is_contiguous(self): return self.strides == _c_strides(self.shape)
 

@@ -1,0 +1,11 @@
+"""pytest options: `--neuron` runs tests that need the real NKI on a Trainium instance (skipped otherwise)."""
+import pytest
+
+def pytest_addoption(parser):
+    parser.addoption('--neuron', action='store_true', default=False, help='run tests that need the real NKI (Trainium)')
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption('--neuron'): return
+    skip = pytest.mark.skip(reason='needs the real NKI on Trainium: run with --neuron')
+    for item in items:
+        if 'neuron' in item.keywords: item.add_marker(skip)

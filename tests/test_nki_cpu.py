@@ -1,0 +1,110 @@
+"""Each interpreter op against hand-computed expectations."""
+import numpy as np, pytest, ml_dtypes
+import resize_nearest.nki_cpu as nki
+import resize_nearest.nki_cpu.language as nl
+import resize_nearest.nki_cpu.isa as nisa
+from resize_nearest.nki_cpu.memory import read, write, from_numpy, NkiError, OutOfBoundsError, UninitializedReadError
+
+def tile(vals, dtype):
+    a = np.asarray(vals, dtype=dtype)
+    t = nl.ndarray(a.shape, dtype=dtype, buffer=nl.sbuf); write(t, a); return t
+
+def out(shape, dtype): return nl.ndarray(shape, dtype=dtype, buffer=nl.sbuf)
+
+def test_iota_pattern_offset_multiplier():
+    t = out((3, 2, 2), np.int32)
+    nisa.iota(t, [[10, 2], [1, 2]], offset=5, channel_multiplier=100)
+    assert read(t).tolist() == [[[5, 6], [15, 16]], [[105, 106], [115, 116]], [[205, 206], [215, 216]]]
+    f = out((2, 1), np.float32); nisa.iota(f, [[1, 1]], offset=2**24 + 1, channel_multiplier=1)
+    assert read(f).ravel().tolist() == [2**24, 2**24 + 2]   # 2^24+1 ties to even (2^24); 2^24+2 is exact
+    with pytest.raises(NkiError, match='covers 4 elements'): nisa.iota(out((2, 3), np.int32), [[1, 4]])
+
+def test_tensor_scalar_ties_reverse_and_two_ops():
+    d = tile([[0.5], [1.5], [2.5], [-2.5]], np.float32)
+    r = out((4, 1), np.int32); nisa.tensor_scalar(r, d, nl.multiply, 1.0)
+    assert read(r).ravel().tolist() == [0, 2, 2, -2]
+    r2 = out((4, 1), np.float32); nisa.tensor_scalar(r2, d, nl.subtract, 10.0, reverse0=True, op1=nl.multiply, operand1=2.0)
+    assert read(r2).ravel().tolist() == [19.0, 17.0, 15.0, 25.0]
+    s = out((4, 1), np.int8); nisa.tensor_scalar(s, d, nl.multiply, 1000.0)
+    assert read(s).ravel().tolist() == [127, 127, 127, -128]           # saturating
+    c = out((4, 1), np.int8); nisa.tensor_scalar(c, d, nl.greater, 1.0)
+    assert read(c).ravel().tolist() == [0, 1, 1, 0]
+    col = tile([[1.0], [2.0], [3.0], [4.0]], np.float32)
+    m = out((4, 1), np.float32); nisa.tensor_scalar(m, d, nl.add, col)
+    assert read(m).ravel().tolist() == [1.5, 3.5, 5.5, 1.5]
+
+def test_tensor_scalar_scalar_operand_is_rounded_to_float32():
+    p = tile([[41]], np.int32)
+    f = out((1, 1), np.float32); nisa.tensor_scalar(f, p, nl.multiply, 1.0 / 41)
+    assert read(f)[0, 0] == np.float32(41) * np.float32(1 / 41) < 1
+
+def test_tensor_tensor_int32_exact_above_2_24_and_float_path():
+    a, b = tile([[2**24 + 1], [2**31 - 1]], np.int32), tile([[2], [1]], np.int32)
+    r = out((2, 1), np.int32); nisa.tensor_tensor(r, a, b, nl.add)
+    assert read(r).ravel().tolist() == [2**24 + 3, -2**31]              # exact, wraps like int32 lanes
+    m = out((2, 1), np.int32); nisa.tensor_tensor(m, a, tile([[1.0], [1.0]], np.float32), nl.multiply)
+    assert read(m).ravel().tolist() == [2**24, 2**31 - 1]               # float32 path rounds, then saturates
+    x = out((2, 1), np.int8); nisa.tensor_tensor(x, tile([[1], [0]], np.int8), tile([[1], [1]], np.int8), nl.logical_xor)
+    assert read(x).ravel().tolist() == [0, 1]
+    with pytest.raises(NkiError, match='differs'): nisa.tensor_tensor(out((2, 1), np.int32), a, tile([[1, 2]], np.int32), nl.add)
+
+def test_tensor_copy_bit_exact_and_bf16_rounding():
+    bits = np.array([[0x7FC00001], [0x80000000], [0x7F800000], [0xFFBFFFFF]], dtype=np.uint32).view(np.float32)
+    s = tile(bits, np.float32); d = out((4, 1), np.float32); nisa.tensor_copy(d, s)
+    assert read(d).view(np.uint32).tolist() == bits.view(np.uint32).tolist()
+    b = out((3, 1), ml_dtypes.bfloat16)
+    nisa.tensor_copy(b, tile([[1.00390625], [1.01171875], [3.0]], np.float32))  # ties to even in bf16
+    assert read(b).astype(np.float32).ravel().tolist() == [1.0, 1.015625, 3.0]
+
+def test_memset_type_rule():
+    t = out((2, 2), np.int32); nisa.memset(t, 7); assert read(t).tolist() == [[7, 7], [7, 7]]
+    with pytest.raises(NkiError, match='needs an integer value'): nisa.memset(t, 2.0)
+
+def test_dma_strided_and_indirect():
+    x = from_numpy(np.arange(40, dtype=np.float32).reshape(10, 4))
+    t = out((3, 2), np.float32)
+    nisa.dma_copy(t, x.ap([[8, 3], [2, 2]], offset=1))                 # rows 0,2,4 ; columns 1,3
+    assert read(t).tolist() == [[1, 3], [9, 11], [17, 19]]
+    idx = tile([[9], [0], [3]], np.int32)
+    g = out((3, 4), np.float32); nisa.dma_copy(g, x.ap([[4, 3], [1, 4]], offset=0, vector_offset=idx, indirect_dim=0))
+    assert read(g)[:, 0].tolist() == [36, 0, 12]
+
+def test_dma_out_of_bounds_error_and_skip():
+    x = from_numpy(np.arange(12, dtype=np.int32).reshape(6, 2), name='img')
+    for bad in (6, -1, 10**6):
+        idx = tile([[0], [bad]], np.int32)
+        with pytest.raises(OutOfBoundsError, match=f'indirect index {bad} on partition 1'):
+            nisa.dma_copy(out((2, 2), np.int32), x.ap([[2, 2], [1, 2]], offset=0, vector_offset=idx, indirect_dim=0))
+    g = out((2, 2), np.int32); nisa.memset(g, -1)
+    nisa.dma_copy(g, x.ap([[2, 2], [1, 2]], offset=0, vector_offset=tile([[5], [6]], np.int32), indirect_dim=0), oob_mode=nisa.oob_mode.skip)
+    assert read(g).tolist() == [[10, 11], [-1, -1]]
+
+def test_dma_bounds_are_the_views_rows_not_the_batch():
+    batch = from_numpy(np.arange(2 * 3 * 2, dtype=np.float32).reshape(2 * 3, 2), name='batch')
+    image0 = batch[0:3]                                                  # rows of image 0 only
+    idx = tile([[3]], np.int32)                                         # one past image 0 = image 1's row 0
+    with pytest.raises(OutOfBoundsError):
+        nisa.dma_copy(out((1, 2), np.float32), image0.ap([[2, 1], [1, 2]], vector_offset=idx, indirect_dim=0))
+    t = out((1, 2), np.float32)                                         # the whole-batch view lets it through
+    nisa.dma_copy(t, batch.ap([[2, 1], [1, 2]], offset=0, vector_offset=idx, indirect_dim=0))
+    assert read(t).tolist() == [[6, 7]]
+
+def test_partition_limit_uninitialised_and_counters():
+    with pytest.raises(NkiError, match='partition dimension 129 exceeds maximum 128'): nl.ndarray((129, 1), dtype=np.float32, buffer=nl.sbuf)
+    with pytest.raises(UninitializedReadError): nisa.tensor_copy(out((2, 1), np.float32), out((2, 1), np.float32))
+    nki.reset_stats()
+    a = out((4, 1), np.int32); nisa.iota(a, [[1, 1]], offset=0, channel_multiplier=1)
+    nisa.tensor_tensor(a, a, a, nl.add); nisa.tensor_scalar(a, a, nl.multiply, 2.0)
+    x = from_numpy(np.zeros((4, 3), np.float32)); t = out((4, 3), np.float32)
+    nisa.dma_copy(t, x); nisa.dma_copy(t[:, 0:2], x.ap([[3, 4], [1, 2]], offset=0))
+    s = nki.stats()
+    assert s['per_kind'] == {'dma.dma_copy': 2, 'gpsimd.iota': 1, 'gpsimd.tensor_tensor': 1, 'vector.tensor_scalar': 1}
+    assert s['dma_transfers'] == 2 and s['dma_bytes'] == 4 * (12 + 8) and s['dma_descriptors'] == 1 + 4
+
+def test_jit_copies_inputs_and_checks_outputs():
+    def k(x):
+        o = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+        t = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf); nisa.dma_copy(dst=t, src=x)
+        nisa.dma_copy(dst=o[0:1], src=t[0:1]); return o                 # writes only row 0
+    a = np.ones((2, 2), np.float32)
+    with pytest.raises(UninitializedReadError): nki.jit(k)(a)
