@@ -7,5 +7,15 @@ __version__ = "0.1.0"
 __all__ = []
 
 # %% ../nbs/index.ipynb #index-001
-from .kernel import resize_nearest, resize_nearest_reference, resize_nearest_fixed_dma_kernel, resize_nearest_exact_kernel
-from .index_map import load_indices, src_index_exact, src_index_fp32
+# Top-level names resolve on first use (PEP 562), so `import resize_nearest` stays cheap and does not
+# import the kernels; chapter 05 relies on that to show the registry importing them lazily.
+_LAZY = {'resize_nearest': 'kernel', 'resize_nearest_reference': 'kernel', 'resize_nearest_fixed_dma_kernel': 'kernel',
+         'resize_nearest_exact_kernel': 'kernel', 'load_indices': 'index_map', 'src_index_exact': 'index_map',
+         'src_index_fp32': 'index_map', 'resize_nearest_grad': 'grad'}
+
+def __getattr__(name):
+    if name not in _LAZY: raise AttributeError(f"module 'resize_nearest' has no attribute {name!r}")
+    import importlib
+    return getattr(importlib.import_module(f'resize_nearest.{_LAZY[name]}'), name)
+
+def __dir__(): return sorted(list(globals()) + list(_LAZY))
