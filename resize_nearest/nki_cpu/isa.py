@@ -160,6 +160,18 @@ def dma_copy(dst, src, priority=None, oob_mode=oob_mode.error, dge_mode=dge_mode
     v = read(src, si2)
     if src.dtype != dst.dtype: v = cast_to(to_f32(v), dst.dtype)
     write(dst, v, di2)
-    s, d = si2.reshape(-1), di2.reshape(-1)
-    runs = 1 + int(np.count_nonzero((np.diff(s) != 1) | (np.diff(d) != 1))) if s.size else 0
-    STATS.record_dma(runs, s.size * src.dtype.itemsize, indirect=svalid is not None or dvalid is not None, name=name)
+    STATS.record_dma(_runs(si2, di2, src, dst), si2.size * src.dtype.itemsize,
+                     indirect=svalid is not None or dvalid is not None, name=name)
+
+def _inner_unit(x):
+    "True when the innermost dimension of a side advances one element at a time."
+    return (x.pattern[-1][0] == 1) if isinstance(x, AccessPattern) else (x.strides[-1] == 1)
+
+def _runs(s, d, src, dst)->int:
+    "Contiguous runs where both source and destination addresses advance by one (the DMA descriptors)."
+    if s.size == 0: return 0
+    if _inner_unit(src) and _inner_unit(dst) and s.shape[-1] == d.shape[-1] and s.ndim == d.ndim == 2:
+        # rows are contiguous on both sides: only row boundaries can start a new run
+        return 1 + int(np.count_nonzero((s[1:, 0] != s[:-1, -1] + 1) | (d[1:, 0] != d[:-1, -1] + 1)))
+    s, d = s.reshape(-1), d.reshape(-1)
+    return 1 + int(np.count_nonzero((np.diff(s) != 1) | (np.diff(d) != 1)))

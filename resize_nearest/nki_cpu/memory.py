@@ -159,6 +159,16 @@ def from_numpy(a:np.ndarray, buffer=shared_hbm, name='input')->Tensor:
     return t
 
 # %% ../../nbs/02a_nki_memory.ipynb #02a-014
+from functools import lru_cache
+
+@lru_cache(maxsize=256)
+def _pattern_offsets(dims:tuple)->np.ndarray:
+    "Element offsets of a [[stride, count], ...] pattern (read-only, cached: kernels reuse a few patterns)."
+    idx = np.zeros((), dtype=np.int64)
+    for s, n in dims: idx = idx[..., None] + np.arange(n, dtype=np.int64) * s
+    idx.flags.writeable = False
+    return idx
+
 class AccessPattern:
     "The result of `Tensor.ap(...)`: explicit strides/counts over a tensor's storage, optionally with indirect rows."
     def __init__(self, base, pattern, offset, vector_offset, indirect_dim):
@@ -183,10 +193,7 @@ class AccessPattern:
     storage = property(lambda s: s.base.storage)
     name = property(lambda s: s.base.name)
 
-    def _inner(self, dims):
-        idx = np.zeros((), dtype=np.int64)
-        for s, n in dims: idx = idx[..., None] + np.arange(n, dtype=np.int64) * s
-        return idx
+    def _inner(self, dims): return _pattern_offsets(tuple(dims))
 
     def resolve(self, read_rows:bool=True):
         "(flat element indices, per-row validity or None, the row indices or None)."
@@ -211,10 +218,18 @@ def _indices(x):
     if isinstance(x, AccessPattern): return x.resolve()[0]
     return x.flat_index()
 
+def _span(x):
+    "A slice of storage covering a contiguous tensor view, else None (then explicit indices are used)."
+    return slice(x.offset, x.offset + x.size) if isinstance(x, Tensor) and x.is_contiguous() else None
+
 def read(x, idx=None)->np.ndarray:
     "Values of a tensor or access pattern (or of explicit storage indices `idx`), refusing unwritten memory."
-    idx = _indices(x) if idx is None else idx
     st = x.storage
+    if idx is None and (sl := _span(x)) is not None:
+        if not st.written[sl].all():
+            raise UninitializedReadError(f'read of unwritten memory in {st.name} ({st.buffer}) at flat element {int(np.argmin(st.written[sl]))} of the accessed region')
+        return st.data[sl].reshape(x.shape)
+    idx = _indices(x) if idx is None else idx
     if not st.written[idx].all():
         bad = np.unravel_index(int(np.argmin(st.written[idx].reshape(-1))), idx.shape)
         raise UninitializedReadError(f'read of unwritten memory in {st.name} ({st.buffer}) at element {tuple(int(i) for i in bad)} of the accessed region')
@@ -222,7 +237,10 @@ def read(x, idx=None)->np.ndarray:
 
 def write(x, values, idx=None):
     "Store `values` (already of x's dtype) into a tensor or access pattern (or explicit indices `idx`)."
-    idx = _indices(x) if idx is None else idx
     st = x.storage
+    if idx is None and (sl := _span(x)) is not None:
+        st.data[sl] = np.asarray(values, dtype=st.dtype).reshape(-1); st.written[sl] = True
+        return
+    idx = _indices(x) if idx is None else idx
     st.data[idx] = np.asarray(values, dtype=st.dtype).reshape(idx.shape)
     st.written[idx] = True
