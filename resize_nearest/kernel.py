@@ -23,8 +23,12 @@ def channel_chunk(channels:int, dtype)->int:
     return max(1, min(channels, TILE_FREE_BYTES // np.dtype(dtype).itemsize))
 
 def _shapes(data_tensor, out_shape):
+    "Unpack (in_b, in_h, in_w, in_c, out_h, out_w), refusing anything but NHWC in and a matching 4-tuple out (trace-time checks)."
+    if len(data_tensor.shape) != 4: raise ValueError(f'data_tensor must be 4-D NHWC, got shape {tuple(data_tensor.shape)}')
+    if not isinstance(out_shape, (tuple, list)) or len(out_shape) != 4 or any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 1 for s in out_shape):
+        raise ValueError(f'out_shape must be 4 positive integers (batch, height, width, channels), got {out_shape!r}')
     in_b, in_h, in_w, in_c = data_tensor.shape
-    out_b, out_h, out_w, out_c = out_shape
+    out_b, out_h, out_w, out_c = (int(s) for s in out_shape)
     if (in_b, in_c) != (out_b, out_c):
         raise ValueError(f'out_shape {tuple(out_shape)} must keep batch {in_b} and channels {in_c} of the input {tuple(data_tensor.shape)}')
     return in_b, in_h, in_w, in_c, out_h, out_w

@@ -1,0 +1,42 @@
+"""Hoisted and strided variants against the integer map; predicted counts against the interpreter; auto's choice."""
+import numpy as np, pytest
+from resize_nearest import resize_nearest
+from resize_nearest.variants import width_ratio
+from resize_nearest.cost import predict_counts, measured_counts, choose_variant
+
+def ref(x, o):
+    return x[:, [i * x.shape[1] // o[0] for i in range(o[0])]][:, :, [j * x.shape[2] // o[1] for j in range(o[1])]]
+
+def test_hoisted_sweep():
+    rng = np.random.default_rng(0)
+    for ih in range(1, 13):
+        for oh in range(1, 13):
+            x = rng.integers(0, 99, (2, ih, 20, 2)).astype(np.int32)
+            for ow in (1, 7, 20, 41, 130, 257):
+                np.testing.assert_array_equal(resize_nearest(x, (oh, ow), variant='hoisted'), ref(x, (oh, ow)))
+
+def test_strided_all_integer_width_ratios():
+    rng = np.random.default_rng(1)
+    n = 0
+    for iw in range(1, 25):
+        for ow in range(1, 25):
+            if not width_ratio(iw, ow): continue
+            x = rng.integers(0, 99, (2, 5, iw, 3)).astype(np.uint8)
+            for oh in (1, 5, 9):
+                np.testing.assert_array_equal(resize_nearest(x, (oh, ow), variant='strided'), ref(x, (oh, ow))); n += 1
+    assert n > 150
+    x = rng.integers(0, 99, (1, 3, 300, 1)).astype(np.int8)                  # several partition tiles
+    for ow in (100, 150, 600, 900): np.testing.assert_array_equal(resize_nearest(x, (4, ow), variant='strided'), ref(x, (4, ow)))
+    with pytest.raises(ValueError, match='integer width ratio'): resize_nearest(x, (4, 7), variant='strided')
+
+@pytest.mark.parametrize('x_shape, out_hw', [((2, 30, 20, 3), (59, 38)), ((1, 40, 40, 2), (80, 80)), ((3, 9, 260, 1), (4, 130)), ((1, 7, 7, 70000 // 4), (9, 3))])
+def test_predicted_counts_equal_measured(x_shape, out_hw):
+    for v in ('as_compiled', 'exact', 'hoisted', 'strided'):
+        if v == 'strided' and not width_ratio(x_shape[2], out_hw[1]): continue
+        p, m = predict_counts(v, x_shape, out_hw), measured_counts(v, x_shape, out_hw)
+        assert {k: m[k] for k in p} == p, v
+
+def test_auto_choice():
+    assert choose_variant((1, 256, 256, 64), (512, 512)) == 'strided'
+    assert choose_variant((1, 512, 512, 64), (768, 768)) == 'hoisted'
+    assert choose_variant((10, 30, 20, 64), (59, 38)) == 'exact'
