@@ -3,7 +3,8 @@
 
 Usage: python tools/benchmark.py [--shape 1 512 512 64] [--out 768 768] [--repeats 3]
 """
-import argparse, json
+import argparse, json, signal
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)   # quiet exit when piped into head
 from resize_nearest.cost import benchmark
 
 ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
