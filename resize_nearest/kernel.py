@@ -8,7 +8,7 @@ __all__ = ['TILE', 'TILE_FREE_BYTES', 'SUPPORTED_DTYPES', 'VARIANTS', 'channel_c
            'resize_nearest', 'plot_gathered', 'plot_difference', 'kernel_sweep']
 
 # %% ../nbs/04_kernel.ipynb #04-003
-import numpy as np, warnings
+import numpy as np, warnings, ml_dtypes
 from .backend import nki, nl, nisa
 from . import backend as _backend
 from .graph import build_index_graph_as_compiled, build_index_graph_exact, exact_range_problems
@@ -80,7 +80,7 @@ def resize_nearest_exact_kernel(data_tensor, out_shape):
     return out_tensor
 
 # %% ../nbs/04_kernel.ipynb #04-009
-SUPPORTED_DTYPES = tuple(np.dtype(d) for d in ('float32', 'float16', 'int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32')) + (nl.bfloat16 if hasattr(nl, 'bfloat16') and not isinstance(nl.bfloat16, str) else np.dtype('bfloat16'),)
+SUPPORTED_DTYPES = tuple(np.dtype(d) for d in ('float32', 'float16', 'int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32')) + (np.dtype(ml_dtypes.bfloat16),)
 VARIANTS = ('exact', 'as_compiled', 'hoisted', 'strided', 'auto')
 
 def _check_image(x, out_hw, name='x'):
