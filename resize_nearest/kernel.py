@@ -104,20 +104,22 @@ def gather_rows(x, out_hw, mode='exact'):
     li = load_indices((h, w), out_hw, mode)
     return (np.arange(b, dtype=np.int64)[:, None] * (h * w) + li[None, :]).reshape(-1)
 
+def _refuse_out_of_bounds(in_hw, out_hw, li):
+    "Raise when a flat index map leaves the image: in the whole-batch view only the last image's read leaves the tensor."
+    n_in = in_hw[0] * in_hw[1]
+    if li.max() >= n_in:
+        raise ValueError(f'the as-compiled index map of {in_hw[0]}x{in_hw[1]} -> {out_hw[0]}x{out_hw[1]} reads source pixel '
+                         f'{int(li.max())} of a {n_in}-pixel image (output pixel {int(np.argmax(li >= n_in))} of the last image): out of bounds')
+
 def resize_nearest_reference(x:np.ndarray,   # NHWC input
                              out_hw,          # (out_h, out_w)
                              mode:str='exact' # 'exact' (integer map) or 'as_compiled' (the kernel's float32 map)
                             )->np.ndarray:
     "NumPy nearest resize with the exact or the as-compiled index map (a new array; `x` is not modified)."
     x, out_hw = _check_image(x, out_hw)
+    _refuse_out_of_bounds(x.shape[1:3], out_hw, load_indices(x.shape[1:3], out_hw, mode))
     rows = gather_rows(x, out_hw, mode)
-    table = x.reshape(-1, x.shape[-1])
-    if rows.max() >= table.shape[0]:
-        p = int(np.argmax(rows >= table.shape[0])) % (out_hw[0] * out_hw[1])
-        raise ValueError(f'the as-compiled index map of {x.shape[1]}x{x.shape[2]} -> {out_hw[0]}x{out_hw[1]} reads source pixel '
-                         f'{int(rows.max()) - (x.shape[0] - 1) * x.shape[1] * x.shape[2]} of a {x.shape[1] * x.shape[2]}-pixel image '
-                         f'(output pixel {p} of the last image): out of bounds')
-    return table[rows].reshape(x.shape[0], *out_hw, x.shape[-1])
+    return x.reshape(-1, x.shape[-1])[rows].reshape(x.shape[0], *out_hw, x.shape[-1])
 
 # %% ../nbs/04_kernel.ipynb #04-012
 def _kernel(variant):
@@ -145,9 +147,9 @@ def resize_nearest(x:np.ndarray,            # NHWC input (not modified)
         variant = choose_variant(x.shape, out_hw)
     out_shape = (x.shape[0], *out_hw, x.shape[3])
     if variant == 'as_compiled':
-        n_bad = int((load_indices(in_hw, out_hw, 'as_compiled') != load_indices(in_hw, out_hw)).sum())
-        if gather_rows(x, out_hw, 'as_compiled').max() >= x.shape[0] * in_hw[0] * in_hw[1]:
-            resize_nearest_reference(x[-1:], out_hw, 'as_compiled')   # raises the ValueError that names the index
+        ac = load_indices(in_hw, out_hw, 'as_compiled')
+        _refuse_out_of_bounds(in_hw, out_hw, ac)
+        n_bad = int((ac != load_indices(in_hw, out_hw)).sum())
         if n_bad: warnings.warn(f'as_compiled: {n_bad} of {out_hw[0] * out_hw[1]} output pixels per image copy the wrong source pixel '
                                 f'for {in_hw[0]}x{in_hw[1]} -> {out_hw[0]}x{out_hw[1]} (the compiled kernel\'s float32 index arithmetic); '
                                 f'use variant="exact" for the correct resize', RuntimeWarning, stacklevel=2)
