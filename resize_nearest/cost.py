@@ -8,7 +8,7 @@ __all__ = ['PER_TILE', 'predict_counts', 'choose_variant', 'measured_counts', 'c
 
 # %% ../nbs/08b_performance.ipynb #08b-004
 import numpy as np, time
-from .kernel import TILE, channel_chunk, resize_nearest
+from .kernel import TILE, TILE_FREE_BYTES, resize_nearest
 from .variants import width_ratio
 from .graph import exact_range_problems
 
@@ -18,7 +18,7 @@ def predict_counts(variant:str, x_shape, out_hw, dtype=np.float32)->dict:
     "Compute instructions, DMA transfers and bytes a kernel variant issues for an NHWC input shape."
     b, ih, iw, c = x_shape
     oh, ow = out_hw
-    nch = -(-c // channel_chunk(c, dtype))
+    nch = -(-c // max(1, min(c, TILE_FREE_BYTES // np.dtype(dtype).itemsize)))   # host twin of the kernels' channel_chunk
     src_rows = len({r * ih // oh for r in range(oh)})                       # distinct source rows used
     if variant in ('as_compiled', 'exact'):
         tiles = -(-oh * ow // TILE)
@@ -26,7 +26,7 @@ def predict_counts(variant:str, x_shape, out_hw, dtype=np.float32)->dict:
         transfers = 2 * b * tiles * nch
         gathered = b * oh * ow
     elif variant in ('hoisted', 'strided'):
-        if variant == 'strided' and width_ratio(iw, ow) is None: raise ValueError(f'strided needs an integer width ratio, got {iw} -> {ow}')
+        if variant == 'strided' and width_ratio(iw, ow)[0] == 'none': raise ValueError(f'strided needs an integer width ratio, got {iw} -> {ow}')
         cols = ow if variant == 'hoisted' or width_ratio(iw, ow)[0] == 'down' else iw
         tiles = -(-cols // TILE)
         compute = PER_TILE[variant] * tiles
@@ -39,7 +39,7 @@ def predict_counts(variant:str, x_shape, out_hw, dtype=np.float32)->dict:
 
 def choose_variant(x_shape, out_hw, dtype=np.float32)->str:
     "The exact variant with the fewest DMA transfers (then fewest compute instructions) for these shapes."
-    options = ['exact', 'hoisted'] + (['strided'] if width_ratio(x_shape[2], out_hw[1]) else [])
+    options = ['exact', 'hoisted'] + (['strided'] if width_ratio(x_shape[2], out_hw[1])[0] != 'none' else [])
     key = lambda v: (predict_counts(v, x_shape, out_hw, dtype)['dma_transfers'], predict_counts(v, x_shape, out_hw, dtype)['compute_instructions'])
     return min(options, key=key)
 

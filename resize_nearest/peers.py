@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['PEERS', 'CASES', 'HW_CASES', 'torch_indices', 'onnxruntime_indices', 'opencv_indices', 'compare', 'print_compare',
-           'neuron_check', 'read_neuron_report']
+           'neuron_row', 'neuron_check', 'read_neuron_report', 'report_table']
 
 # %% ../nbs/07_compare.ipynb #07-004
 import json, time, numpy as np
@@ -68,45 +68,86 @@ def print_compare(rows):
     for r in rows: print(f"{r['shape']:<22}{r['pixels']:>9}" + ''.join(f'{str(r[c]):>21}' for c in cols))
 
 # %% ../nbs/07_compare.ipynb #07-012
-HW_CASES = [((10, 30, 20, 1280), (59, 38), 'float32'), ((1, 30, 20, 1280), (59, 38), 'bfloat16'),
-            ((1, 26, 26, 64), (22, 22), 'float32'), ((1, 512, 512, 64), (768, 768), 'float32')]
+HW_CASES = (  # (case, NHWC input shape, (out_h, out_w), dtype, variants)
+    ('224 -> 192', (1, 224, 224, 4), (192, 192), 'float32', ('as_compiled', 'exact', 'hoisted', 'auto')),
+    ('26 -> 22', (2, 26, 26, 8), (22, 22), 'float32', ('as_compiled', 'exact', 'hoisted', 'auto')),
+    ('width 41', (2, 7, 7, 4), (41, 41), 'float32', ('as_compiled', 'exact', 'hoisted', 'auto')),
+    ('out of bounds', (2, 1, 5, 4), (2, 41), 'float32', ('as_compiled',)),
+    ('ratio down', (2, 48, 96, 8), (24, 32), 'float32', ('exact', 'hoisted', 'strided', 'auto')),
+    ('ratio up', (2, 16, 24, 8), (40, 72), 'float32', ('exact', 'hoisted', 'strided', 'auto')),
+    ('bfloat16', (1, 30, 20, 64), (59, 38), 'bfloat16', ('as_compiled', 'exact', 'hoisted', 'auto')),
+    ('uint8 ratio', (1, 30, 20, 3), (60, 40), 'uint8', ('as_compiled', 'exact', 'hoisted', 'strided', 'auto')),
+    ('compiler example', (10, 30, 20, 1280), (59, 38), 'float32', ('as_compiled', 'exact', 'hoisted', 'auto')),
+)
 
-def neuron_check(report_path='figures/neuron_report.json', cases=HW_CASES, variants=('as_compiled', 'exact', 'hoisted'),
-                 warmup:int=5, iters:int=20)->dict:
-    "On a Trainium instance: run kernels on the real NKI (simulator and device), compare with nki_cpu bit for bit, benchmark."
-    import ml_dtypes, platform
+def _compare(y, ref)->str:
+    y = np.asarray(y)
+    if y.shape != ref.shape or y.dtype != ref.dtype: return f'differs: shape/dtype {y.shape} {y.dtype} vs {ref.shape} {ref.dtype}'
+    n = int((y.view(np.uint8) != ref.view(np.uint8)).sum())
+    return 'bit-exact' if n == 0 else f'differs in {n} of {ref.nbytes} bytes'
+
+def _host_ms(kernel_jit, args, warmup:int, iters:int)->float:
+    "Median wall time of `iters` calls after `warmup` calls, in ms (host-side, transfers included)."
+    for _ in range(warmup): kernel_jit(*args)
+    times = []
+    for _ in range(iters):
+        t0 = time.perf_counter(); kernel_jit(*args); times.append((time.perf_counter() - t0) * 1e3)
+    return float(np.median(times))
+
+# %% ../nbs/07_compare.ipynb #07-012-1
+def neuron_row(case, x, out_hw, variant:str, warmup:int, iters:int)->dict:
+    "Run one variant on the interpreter, the real simulator and the device; compare bit for bit; time the device."
     from resize_nearest import backend
-    from resize_nearest.kernel import _kernel
-    if backend._REAL is None: raise RuntimeError(f'neuron_check needs the real NKI on a Trainium instance: {backend._REAL_WHY}')
-    real_nki = backend.modules('nki')[0]
-    report = dict(nki_version=getattr(real_nki, '__version__', '?'), host=platform.node(), time=time.strftime('%Y-%m-%dT%H:%M:%S'), results=[])
+    from resize_nearest.kernel import kernel_for_variant
+    from resize_nearest.cost import choose_variant
+    concrete = choose_variant(x.shape, out_hw) if variant == 'auto' else variant
+    kernel = kernel_for_variant(concrete, x.shape[2], out_hw[1])
+    args = (x, (x.shape[0], *out_hw, x.shape[3]))
+    row = dict(case=case, shape=f'{tuple(x.shape)} -> {tuple(out_hw)}', dtype=str(x.dtype), variant=variant,
+               kernel=kernel.__name__, host_ms_median=None)
+    try: ref, row['interpreter'] = backend.run_kernel(kernel, *args, backend='cpu'), 'ok'
+    except Exception as e: ref, row['interpreter'] = None, f'{type(e).__name__}: {e}'[:300]
+    for name, b in (('simulator', 'nki-sim'), ('device', 'nki')):
+        try: y = backend.run_kernel(kernel, *args, backend=b)
+        except Exception as e: row[name] = f'error: {type(e).__name__}: {e}'[:300]; continue
+        row[name] = _compare(y, ref) if ref is not None else f'returned {np.asarray(y).shape} (the interpreter refused)'
+    if row['device'] == 'bit-exact':
+        nki_mod = backend.modules('nki')[0]
+        row['host_ms_median'] = round(_host_ms(nki_mod.jit(backend.bind(kernel, 'nki')), args, warmup, iters), 3)
+    oob = ref is None and 'OutOfBounds' in row['interpreter']
+    row['status'] = ('pass' if row['simulator'] == row['device'] == 'bit-exact' else 'expected-oob' if oob and case == 'out of bounds' else 'FAIL')
+    return row
+
+# %% ../nbs/07_compare.ipynb #07-012-2
+def neuron_check(report_path='neuron_report.json', cases=HW_CASES, warmup:int=3, iters:int=10, progress:bool=True)->dict:
+    "On a Trainium instance: every case and variant on the interpreter, the real simulator and the device; write the report."
+    import os, platform, ml_dtypes
+    from tqdm.auto import tqdm
+    from resize_nearest import backend
+    real, why = backend.real_nki()
+    if real is None: raise RuntimeError(f'neuron_check needs the real NKI on a Trainium instance: {why}')
+    os.environ.setdefault('NKI_PRECISE_FP', '1')     # the 0.3 simulator stores bfloat16 as float32 otherwise
+    report = dict(nki_version=getattr(real[0], '__version__', '?'), nki_path=os.path.dirname(getattr(real[0], '__file__', '') or '?'),
+                  host=platform.node(), time=time.strftime('%Y-%m-%dT%H:%M:%S'), NKI_PRECISE_FP=os.environ['NKI_PRECISE_FP'],
+                  warmup=warmup, iters=iters, rows=[])
     rng = np.random.default_rng(0)
-    for x_shape, out_hw, dt in cases:
-        x = rng.random(x_shape, dtype=np.float32).astype(ml_dtypes.bfloat16 if dt == 'bfloat16' else np.dtype(dt))
-        out_shape = (x_shape[0], *out_hw, x_shape[3])
-        for variant in variants:
-            if variant == 'as_compiled' and load_indices(x_shape[1:3], out_hw, 'as_compiled').max() >= x_shape[1] * x_shape[2]: continue
-            kernel, r = _kernel(variant), dict(shape=f'{x_shape} -> {out_hw}', dtype=dt, variant=variant)
-            cpu = backend.run_kernel(kernel, x, out_shape, backend='cpu')
-            for b in ('nki-sim', 'nki'):
-                try:
-                    y = np.asarray(backend.run_kernel(kernel, x, out_shape, backend=b))
-                    r[f'{b} bit-exact vs nki_cpu'] = bool(y.shape == cpu.shape and y.tobytes() == cpu.tobytes())
-                except Exception as e: r[f'{b} error'] = f'{type(e).__name__}: {e}'[:500]
-            if hasattr(real_nki, 'benchmark'):
-                try:
-                    bench = real_nki.benchmark(backend.bind(kernel, 'nki'), warmup=warmup, iters=iters)
-                    bench(x, out_shape)
-                    lat = bench.benchmark_result.nc_latency
-                    r['latency_us'] = {p: lat.get_latency_percentile(p) for p in (50, 90, 99)}
-                except Exception as e: r['benchmark error'] = f'{type(e).__name__}: {e}'[:500]
-            else: r['benchmark error'] = 'this nki has no benchmark API'
-            report['results'].append(r)
+    todo = [(c, v) for c in cases for v in c[4]]
+    for (case, x_shape, out_hw, dt, _), variant in tqdm(todo, disable=not progress, desc='neuron_check'):
+        if dt == 'uint8': x = rng.integers(0, 256, x_shape, dtype=np.uint8)
+        else: x = rng.random(x_shape, dtype=np.float32).astype(ml_dtypes.bfloat16 if dt == 'bfloat16' else np.dtype(dt))
+        report['rows'].append(neuron_row(case, x, out_hw, variant, warmup, iters))
     Path(report_path).parent.mkdir(parents=True, exist_ok=True)
-    Path(report_path).write_text(json.dumps(report, indent=1))
+    Path(report_path).write_text(json.dumps(report, indent=1) + '\n')
     return report
 
-def read_neuron_report(report_path='figures/neuron_report.json'):
+def read_neuron_report(report_path='neuron_report.json'):
     "The report written by neuron_check, or None when the hardware cells have not been run."
     p = Path(report_path)
     return json.loads(p.read_text()) if p.exists() else None
+
+def report_table(report)->str:
+    "The report's rows as a Markdown table."
+    cols = ('case', 'shape', 'dtype', 'variant', 'kernel', 'simulator', 'device', 'host_ms_median', 'status')
+    lines = ['| ' + ' | '.join(cols) + ' |', '|' + '---|' * len(cols)]
+    lines += ['| ' + ' | '.join(str(r.get(c, '')).replace('|', '/') for c in cols) + ' |' for r in report['rows']]
+    return '\n'.join(lines)

@@ -1,41 +1,65 @@
-"""Backend selection and rebinding: one kernel source, NKI globals swapped for the kernel and all its helpers."""
+"""Backend selection and rebinding: one kernel source, NKI globals swapped for the kernel and all its helpers;
+the real-NKI detection, placeholders and the environment variable."""
 import os, subprocess, sys, numpy as np, pytest
 from pathlib import Path
 from resize_nearest import backend
 from resize_nearest.kernel import resize_nearest_exact_kernel, resize_nearest_reference
-import resize_nearest.nki_cpu.isa as cpu_isa
+import resize_nearest.nki_cpu as cpu_nki, resize_nearest.nki_cpu.isa as cpu_isa
 
 ROOT = Path(__file__).resolve().parent.parent
+STANDIN = ROOT / 'tests' / 'standin'
 
-class RecordingIsa:
-    "Forwards to the interpreter's isa and records which instructions were issued through it."
-    def __init__(self): self.calls = []
-    def __getattr__(self, name):
-        target = getattr(cpu_isa, name)
-        if not callable(target) or isinstance(target, type): return target
-        def f(*a, **k): self.calls.append(name); return target(*a, **k)
-        return f
+def _py(code, **env):
+    return subprocess.run([sys.executable, '-c', code], cwd=ROOT, capture_output=True, text=True, env={**os.environ, **env})
 
 def test_bind_reaches_helpers():
-    rec = RecordingIsa()
-    nki_mod, nl_mod, _ = backend.modules('cpu')
-    k = backend._rebind(resize_nearest_exact_kernel, dict(nki=nki_mod, nl=nl_mod, nisa=rec), {})
+    sentinel = object()
+    k = backend._rebind(resize_nearest_exact_kernel, dict(nisa=sentinel), {})
+    g = k.__globals__
+    helpers = [g['build_index_graph_exact'], g['gather_store_tile'], g['build_index_graph_exact'].__globals__['correct_quotient']]
+    assert g['nisa'] is sentinel and all(h.__globals__['nisa'] is sentinel for h in helpers)   # helpers in graph.py rebound too
+    assert resize_nearest_exact_kernel.__globals__['nisa'] is not sentinel                      # the original is untouched
     x = np.arange(2 * 5 * 7 * 3, dtype=np.float32).reshape(2, 5, 7, 3)
-    y = nki_mod.simulate(k)(x, (2, 9, 4, 3))
+    cpu_nki.reset_stats()
+    y = backend.run_kernel(resize_nearest_exact_kernel, x, (2, 9, 4, 3), backend='cpu')
     np.testing.assert_array_equal(y, resize_nearest_reference(x, (9, 4)))
-    assert {'iota', 'tensor_scalar', 'tensor_tensor', 'dma_copy'} <= set(rec.calls)   # iota lives in graph.py: helpers were rebound
-    assert resize_nearest_exact_kernel.__globals__['nisa'] is cpu_isa                   # the original is untouched
+    assert cpu_nki.stats()['per_kind'].get('gpsimd.iota') == 1                                  # iota lives in graph.py
 
-def test_env_var_forces_and_validates():
-    run = lambda v: subprocess.run([sys.executable, '-c', 'from resize_nearest import backend; print(backend.BACKEND)'],
-                                   cwd=ROOT, capture_output=True, text=True, env={**os.environ, 'RESIZE_NEAREST_BACKEND': v})
-    assert run('cpu').stdout.strip() == 'cpu'
-    r = run('nki'); assert r.returncode != 0 and 'needs the real NKI' in r.stderr
-    r = run('tpu'); assert r.returncode != 0 and 'RESIZE_NEAREST_BACKEND must be one of' in r.stderr
+def test_env_var_is_read_when_a_kernel_runs():
+    assert _py('from resize_nearest import backend; print(backend.default_backend())', RESIZE_NEAREST_BACKEND='cpu').stdout.strip() == 'cpu'
+    r = _py('from resize_nearest import backend; backend.default_backend()', RESIZE_NEAREST_BACKEND='nki')
+    assert r.returncode != 0 and 'needs the real NKI' in r.stderr
+    code = ('import numpy as np; from resize_nearest import resize_nearest, backend\n'
+            'x = np.ones((1, 2, 2, 1), np.float32)\nprint(resize_nearest(x, (3, 3), backend="cpu").sum())\n'
+            'try: resize_nearest(x, (3, 3))\nexcept ValueError as e: print("ValueError:", e)')
+    r = _py(code, RESIZE_NEAREST_BACKEND='tpu')        # a junk value breaks neither import nor backend='cpu'
+    assert r.returncode == 0 and r.stdout.splitlines()[0] == '9.0', r.stderr
+    assert "RESIZE_NEAREST_BACKEND='tpu' is not a backend; allowed: auto, cpu, nki, nki-sim" in r.stdout
 
-def test_placeholder_nki_package_is_not_taken_for_real(tmp_path):
+def test_placeholder_nki_package_is_reported(tmp_path):
+    "The public index's nki 0.0.1 raises ImportError('WRONG PACKAGE ...') on import; it must be named, never used."
     (tmp_path / 'nki').mkdir()
-    (tmp_path / 'nki' / '__init__.py').write_text("raise ImportError('WRONG PACKAGE: install nki from the Neuron pip repository')")
-    r = subprocess.run([sys.executable, '-c', 'from resize_nearest import backend; print(backend.describe())'], cwd=ROOT,
-                       capture_output=True, text=True, env={**os.environ, 'PYTHONPATH': f'{tmp_path}:{ROOT}'})
+    (tmp_path / 'nki' / '__init__.py').write_text("raise ImportError('WRONG PACKAGE. Please install the package from Neuron Repository')")
+    (tmp_path / 'nki-0.0.1.dist-info').mkdir()
+    (tmp_path / 'nki-0.0.1.dist-info' / 'METADATA').write_text('Metadata-Version: 2.1\nName: nki\nVersion: 0.0.1\n')
+    r = _py('from resize_nearest import backend; print(backend.describe())', PYTHONPATH=f'{tmp_path}:{ROOT}')
     assert 'nki_cpu interpreter' in r.stdout and 'WRONG PACKAGE' in r.stdout
+    assert 'placeholder package from the public index installed: nki 0.0.1' in r.stdout
+
+def test_module_without_entry_points_is_not_real(tmp_path):
+    (tmp_path / 'nki').mkdir()
+    for f in ('__init__', 'language', 'isa'): (tmp_path / 'nki' / f'{f}.py').write_text('')
+    r = _py('from resize_nearest import backend; print(backend.describe())', PYTHONPATH=f'{tmp_path}:{ROOT}')
+    assert 'nki_cpu interpreter' in r.stdout and 'lacks jit, simulate)' in r.stdout
+
+def test_standin_takes_the_real_nki_path():
+    code = ('import numpy as np; from resize_nearest import backend, resize_nearest, resize_nearest_reference\n'
+            'print(backend.default_backend()); print(backend.describe())\n'
+            'x = np.random.default_rng(0).random((2, 26, 26, 3), dtype=np.float32)\n'
+            'for b in ("auto", "cpu", "nki", "nki-sim"):\n'
+            '    for v in ("exact", "hoisted", "auto"):\n'
+            '        assert (resize_nearest(x, (22, 22), variant=v, backend=b) == resize_nearest_reference(x, (22, 22))).all()\n'
+            'print("ok")')
+    r = _py(code, PYTHONPATH=f'{STANDIN}:{ROOT}')
+    out = r.stdout.splitlines()
+    assert r.returncode == 0 and out[0] == 'nki' and 'real nki 0.3.0+standin' in out[1] and out[-1] == 'ok', r.stderr

@@ -20,15 +20,12 @@ def test_peer_formulas():
         t_r = np.floor(rows.astype(np.float32) * np.float32(ih / oh)).astype(int); t_c = np.floor(cols.astype(np.float32) * np.float32(iw / ow)).astype(int)
         np.testing.assert_array_equal(torch_indices((ih, iw), (oh, ow)), (t_r[:, None] * iw + t_c[None]).ravel())
 
-def test_neuron_check_skips_cleanly_without_nki():
-    if backend._REAL is not None: pytest.skip('real NKI present: covered by the neuron-marked test')
-    r = subprocess.run([sys.executable, 'tools/neuron_check.py'], cwd=ROOT, capture_output=True, text=True)
-    assert r.returncode == 0 and r.stdout.startswith('SKIPPED: no real NKI here')
+def test_neuron_check_refuses_without_nki():
+    if backend.real_nki()[0] is not None: pytest.skip('an nki package is importable: tests/test_neuron_path.py covers it')
     with pytest.raises(RuntimeError, match='needs the real NKI'): neuron_check('/tmp/never_written.json')
     assert read_neuron_report('/tmp/does/not/exist.json') is None
 
 @pytest.mark.neuron
 def test_on_trainium(tmp_path):
-    rep = neuron_check(tmp_path / 'r.json', cases=[((1, 30, 20, 64), (59, 38), 'float32'), ((1, 26, 26, 8), (22, 22), 'float32')], iters=5)
-    for r in rep['results']:
-        assert r.get('nki-sim bit-exact vs nki_cpu') and r.get('nki bit-exact vs nki_cpu'), r
+    rep = neuron_check(tmp_path / 'r.json', iters=5)
+    for r in rep['rows']: assert r['status'] in ('pass', 'expected-oob'), r

@@ -15,7 +15,7 @@ from .memory import (Tensor, AccessPattern, NkiError, OutOfBoundsError, STATS, r
                                            float32, int32, uint32, bfloat16)
 
 # %% ../../nbs/02b_nki_isa.ipynb #02b-005
-class engine(IntEnum): unknown = 0; tensor = 1; scalar = 2; gpsimd = 3; vector = 5; sync = 6
+class engine(IntEnum): unknown = 0; tensor = 1; scalar = 2; gpsimd = 3; dma = 4; vector = 5; sync = 6
 class oob_mode(IntEnum): error = 0; skip = 1
 class dge_mode(IntEnum): unknown = 0; swdge = 1; hwdge = 2; none = 3
 
@@ -36,7 +36,7 @@ class Op:
     "An ALU operation usable as `op`/`op0`/`op1` (e.g. `nl.multiply`)."
     def __init__(self, name, fn, kind='arith'): self.name, self.fn, self.kind = name, fn, kind
     def __repr__(self): return f'nl.{self.name}'
-    def __call__(self, *a, **k):
+    def __call__(self, x, y, dtype=None):   # nl.add(x, y, dtype=None) in NKI 0.3: a tile-level op we do not model
         raise NkiError(f'nl.{self.name}(...) as a tile operation is not part of the nki_cpu subset; use it as op= of a nki.isa instruction')
 
 _b = lambda f: (lambda x, y: f(x, y).astype(np.float32))
@@ -142,7 +142,7 @@ def _side(x, arg):
     if isinstance(x, Tensor): return x.flat_index(), None, None
     raise NkiError(f'{arg} of dma_copy must be a tensor or an access pattern, got {x!r}')
 
-def dma_copy(dst, src, priority=None, oob_mode=oob_mode.error, dge_mode=dge_mode.unknown, engine=engine.unknown, name=None):
+def dma_copy(dst, src, oob_mode=oob_mode.error, dge_mode=dge_mode.unknown, engine=engine.unknown, name=None):
     "Copy src to dst (tensors or `.ap` patterns, indirect rows allowed on either side)."
     (di, dvalid, drows), (si, svalid, srows) = _side(dst, 'dst'), _side(src, 'src')
     if di.size != si.size: raise NkiError(f'dma_copy: dst has {di.size} elements, src has {si.size}')

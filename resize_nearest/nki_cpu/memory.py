@@ -102,9 +102,9 @@ class Tensor:
 
     def is_contiguous(self): return self.strides == _c_strides(self.shape)
 
-    def reshape(self, *shape, **kw):
-        "View with a new shape (the view must be contiguous; sizes must match)."
-        shape = kw.pop('shape', shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape)
+    def reshape(self, shape):
+        "View with a new shape, a tuple (the view must be contiguous; sizes must match)."
+        if not isinstance(shape, (tuple, list)): raise NkiError(f'reshape takes a shape tuple, got {shape!r}')
         shape = tuple(int(s) for s in shape)
         if prod(shape) != self.size: raise NkiError(f'cannot reshape {self.name} of shape {self.shape} to {shape}: sizes differ')
         if not self.is_contiguous(): raise NkiError(f'reshape of non-contiguous view {self.name} is not supported')
@@ -131,11 +131,13 @@ class Tensor:
                 if self.buffer.on_chip and d == 0: shape.append(1); strides.append(s)
         return Tensor(self.storage, shape, strides, off, self.name)
 
-    def ap(self, pattern, offset=None, scalar_offset=None, vector_offset=None, indirect_dim=0, dtype=None):
-        "Hardware access pattern over this tensor's storage: `[[stride, count], ...]`, outermost first."
+    def ap(self, pattern, offset=0, scalar_offset=None, vector_offset=None, indirect_dim=0, dtype=None):
+        "Hardware access pattern over this tensor's storage: `[[stride, count], ...]`, outermost first (NKI 0.3 signature)."
         if scalar_offset is not None: raise NkiError('scalar_offset (a runtime register offset) is not modelled by nki_cpu')
         if dtype is not None and np.dtype(dtype) != self.dtype: raise NkiError('ap(dtype=...) reinterpretation is not modelled by nki_cpu')
-        return AccessPattern(self, pattern, self.offset if offset is None else offset, vector_offset, indirect_dim)
+        if self.offset != 0:   # 0.3 defaults offset to 0, later versions inherit the view's: refuse the ambiguous case
+            raise NkiError(f'.ap on a view that starts at element {self.offset} of {self.name} is not modelled; call .ap on the whole tensor with an explicit offset')
+        return AccessPattern(self, pattern, offset, vector_offset, indirect_dim)
 
 # %% ../../nbs/02a_nki_memory.ipynb #02a-011
 def allocate(shape, dtype, buffer=sbuf, name='')->Tensor:

@@ -1,0 +1,37 @@
+"""The Trainium path end to end, here: with the test-only stand-in package first on the path, tools/neuron_check.py
+and the `#| neuron` cells of chapter 07 run through the package's real-NKI code path (nothing in the package knows
+about the stand-in). On a Trainium host the same commands run against the real nki; see the README."""
+import json, os, subprocess, sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = {**os.environ, 'PYTHONPATH': f"{ROOT / 'tests' / 'standin'}:{ROOT}"}
+
+def test_neuron_check_script(tmp_path):
+    rep = tmp_path / 'report.json'
+    r = subprocess.run([sys.executable, 'tools/neuron_check.py', '--report', str(rep), '--warmup', '0', '--iters', '1'],
+                       cwd=ROOT, capture_output=True, text=True, env=ENV)
+    assert r.returncode == 0, r.stdout + r.stderr
+    report = json.loads(rep.read_text())
+    assert report['nki_version'] == '0.3.0+standin' and report['NKI_PRECISE_FP'] == '1'
+    rows = report['rows']
+    assert len(rows) >= 30 and {x['variant'] for x in rows} == {'as_compiled', 'exact', 'hoisted', 'strided', 'auto'}
+    for x in rows:
+        if x['case'] == 'out of bounds':
+            assert x['status'] == 'expected-oob' and 'OutOfBoundsError' in x['interpreter'] and x['device'].startswith('error:')
+        else: assert x['status'] == 'pass' and x['simulator'] == x['device'] == 'bit-exact' and x['host_ms_median'] > 0, x
+    assert {x['dtype'] for x in rows} >= {'float32', 'bfloat16', 'uint8'}
+    assert f"{len(rows)} rows passed, 0 failed" in r.stdout
+
+def test_neuron_check_skips_without_nki():
+    env = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
+    r = subprocess.run([sys.executable, 'tools/neuron_check.py'], cwd=ROOT, capture_output=True, text=True, env=env)
+    assert r.returncode == 3 and r.stdout.startswith('SKIPPED: no real NKI here')
+
+def test_neuron_cells_of_chapter_07(tmp_path):
+    rep = tmp_path / 'nb_report.json'
+    r = subprocess.run(['nbdev_test', '--flags', 'neuron', '--path', 'nbs/07_compare.ipynb'], cwd=ROOT, capture_output=True,
+                       text=True, env={**ENV, 'NEURON_REPORT': str(rep)})
+    assert r.returncode == 0, r.stdout + r.stderr
+    report = json.loads(rep.read_text())
+    assert all(x['status'] in ('pass', 'expected-oob') for x in report['rows'])
