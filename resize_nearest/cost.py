@@ -49,11 +49,10 @@ def measured_counts(variant:str, x_shape, out_hw, dtype=np.float32)->dict:
     from resize_nearest import nki_cpu
     import warnings
     x = np.zeros(x_shape, dtype=dtype)
-    nki_cpu.reset_stats()
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), nki_cpu.counting() as counts:
         warnings.simplefilter('ignore', RuntimeWarning)
         resize_nearest(x, out_hw, variant=variant, backend='cpu')
-    return nki_cpu.stats()
+    return counts.summary()
 
 # %% ../nbs/08b_performance.ipynb #08b-009
 def count_table(cases, variants=('as_compiled', 'exact', 'hoisted', 'strided'))->list:

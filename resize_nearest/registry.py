@@ -10,6 +10,7 @@ __all__ = ['BUILDS', 'REGISTRY_KERNEL', 'ALIGN_CORNERS_ERRORS', 'InternalKernelC
 # %% ../nbs/05_registry.ipynb #05-004
 import os
 import numpy as np
+from .index_map import check_shape
 
 class InternalKernelConfig:
     "How the compiler calls one internal NKI kernel."
@@ -70,7 +71,7 @@ def set_registry_kernel(variant:str):
 class TensorInfo:
     "An operand or result of an instruction: shape, dtype and the access shape the codegen sees."
     def __init__(self, shape, dtype):
-        self.shape, self.dtype = tuple(int(s) for s in shape), np.dtype(dtype)
+        self.shape, self.dtype = check_shape('shape', shape), np.dtype(dtype)
         self.access_shape = self.shape
     def __repr__(self): return f'TensorInfo(shape={self.shape}, dtype={self.dtype})'
 
@@ -81,7 +82,8 @@ class Instruction:
 
 def make_resize_instruction(in_shape, out_hw, dtype=np.float32)->Instruction:
     "The instruction a ResizeNearest custom call on an NHWC `in_shape` tensor with output size `out_hw` becomes."
-    b, h, w, c = in_shape
+    b, h, w, c = check_shape('in_shape', in_shape, 4)
+    out_hw = check_shape('out_hw', out_hw, 2)
     return Instruction("ResizeNearest", [TensorInfo(in_shape, dtype)], [TensorInfo((b, *out_hw, c), dtype)])
 
 # %% ../nbs/05_registry.ipynb #05-013
@@ -96,9 +98,20 @@ def _resolve_kernel_config(inst):
     additional_args = config.additional_args_builder(inst) if config.additional_args_builder else {}
     return config, config.kernel_func, additional_args, call_args
 
+def _check_instruction(inst):
+    "Refuse malformed instructions with what is wrong, before the registry is consulted."
+    if not isinstance(inst, Instruction): raise TypeError(f'inst must be an Instruction, got {type(inst).__name__}')
+    if not isinstance(inst.func_name, str): raise TypeError(f'inst.func_name must be a string, got {inst.func_name!r}')
+    for what, items in (('operands', inst.operands), ('results', inst.results)):
+        if not all(isinstance(t, TensorInfo) for t in items): raise TypeError(f'inst.{what} must be TensorInfo objects, got {items!r}')
+    if len(inst.results) != 1: raise ValueError(f'{inst.func_name} must have exactly one result, got {len(inst.results)}')
+    if not inst.operands: raise ValueError(f'{inst.func_name} needs one operand (the image), got none')
+
 def trace_internal_kernel(inst, inputs, backend:str='auto'):
     "Resolve `inst`, bind NumPy `inputs` to its operand proxies, call kernel(*call_args, **additional_args); return the output."
     from resize_nearest.backend import run_kernel
+    from resize_nearest.kernel import prepare_resize
+    _check_instruction(inst)
     config, kernel, additional_args, proxies = _resolve_kernel_config(inst)
     inputs = list(inputs)
     if len(inputs) < len(proxies):
@@ -109,6 +122,13 @@ def trace_internal_kernel(inst, inputs, backend:str='auto'):
         if a.shape != proxy.shape or a.dtype != proxy.dtype:
             raise ValueError(f'inputs[{i}] has shape {a.shape} and dtype {a.dtype}; operand {i} of the instruction is {proxy.shape} {proxy.dtype}')
         arrays.append(a)
+    if inst.func_name == 'ResizeNearest':              # the host checks resize_nearest() makes, before the kernel runs
+        res, x = inst.results[0], arrays[0]
+        if res.dtype != x.dtype: raise ValueError(f'the result is declared with dtype {res.dtype}; ResizeNearest copies its operand\'s dtype {x.dtype}')
+        if len(res.shape) != 4 or (res.shape[0], res.shape[3]) != (x.shape[0], x.shape[3]):
+            raise ValueError(f'the result shape {res.shape} must be NHWC with the batch and channels of the operand {x.shape}')
+        arrays[0], out_shape, chosen = prepare_resize(x, res.shape[1:3], REGISTRY_KERNEL, stacklevel=3)
+        if additional_args.get('out_shape') != out_shape: raise ValueError(f"out_shape {additional_args.get('out_shape')} != {out_shape}")
     out = run_kernel(kernel, *arrays, backend=backend, **additional_args)
     if out.shape != inst.results[0].shape:
         raise RuntimeError(f'kernel returned shape {out.shape}, instruction result is {inst.results[0].shape}')

@@ -41,6 +41,6 @@ def test_verbatim_legality_errors():
 def test_rewrite_parameters_and_bad_input():
     low = lower_resize_nearest_grad((2, 6, 9, 3), (2, 3, 3, 3))
     assert low['window_dimensions'] == low['window_strides'] == (1, 2, 3, 1) and low['then'] == ('divide', 6) and low['body'] == 'add'
-    with pytest.raises(TypeError, match='grad must hold floats'): resize_nearest_grad(np.ones((1, 2, 2, 1), np.int32), (1, 1, 1, 1))
+    with pytest.raises(TypeError, match='grad has dtype int'): resize_nearest_grad(np.ones((1, 2, 2, 1), np.int32), (1, 1, 1, 1))
     with pytest.raises(TypeError, match='grad must be a numpy.ndarray'): resize_nearest_grad([[1.0]], (1, 1, 1, 1))
     with pytest.raises(ValueError, match='agree on batch and channels'): resize_nearest_grad(np.ones((1, 2, 2, 1)), (2, 1, 1, 1))

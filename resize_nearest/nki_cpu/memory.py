@@ -9,7 +9,7 @@ __all__ = ['PMAX', 'SBUF_PARTITION_BYTES', 'PSUM_PARTITION_BYTES', 'INT_FILL', '
            'allocate', 'from_numpy', 'AccessPattern', 'read', 'write']
 
 # %% ../../nbs/02a_nki_memory.ipynb #02a-004
-import numpy as np, ml_dtypes
+import numpy as np, ml_dtypes, threading
 from collections import Counter
 from math import prod
 
@@ -64,7 +64,27 @@ class Stats:
                     compute_instructions=sum(n for e, n in per_engine.items() if e != 'dma'),
                     dma_transfers=self.dma_transfers, dma_descriptors=self.dma_descriptors, dma_bytes=self.dma_bytes)
 
-STATS = Stats()
+    def merge(self, other:'Stats'):
+        "Add another Stats' counts (and trace) to these."
+        self.instructions.update(other.instructions)
+        self.dma_transfers += other.dma_transfers; self.dma_descriptors += other.dma_descriptors; self.dma_bytes += other.dma_bytes
+        if self.trace is not None and other.trace is not None: self.trace.extend(other.trace)
+
+class _ThreadStats(threading.local):
+    "Each thread counts into its own Stats, so concurrent kernels never mix (or break) each other's counts."
+    def __init__(self): self.current = Stats()
+
+_PER_THREAD = _ThreadStats()
+
+class _CurrentStats:
+    "`STATS`: the calling thread's counters (attribute access is forwarded)."
+    def __getattr__(self, name): return getattr(_PER_THREAD.current, name)
+    def swap(self, new:Stats)->Stats:
+        "Make `new` this thread's counters; return the previous ones."
+        old, _PER_THREAD.current = _PER_THREAD.current, new
+        return old
+
+STATS = _CurrentStats()
 
 # %% ../../nbs/02a_nki_memory.ipynb #02a-009
 def _c_strides(shape): return tuple(int(prod(shape[i + 1:])) for i in range(len(shape)))
