@@ -8,9 +8,9 @@ __all__ = []
 
 # %% ../nbs/index.ipynb #index-001
 # Top-level names resolve on first use (PEP 562), so `import resize_nearest` stays cheap and does not
-# import the kernels; chapter 05 relies on that to show the registry importing them lazily.
-_LAZY = {'resize_nearest': 'kernel', 'resize_nearest_reference': 'kernel', 'resize_nearest_fixed_dma_kernel': 'kernel',
-         'resize_nearest_exact_kernel': 'kernel', 'load_indices': 'index_map', 'src_index_exact': 'index_map',
+# import the kernels; chapter 08 relies on that to show the registry importing them lazily.
+_LAZY = {'resize_nearest': 'api', 'resize_nearest_reference': 'api', 'resize_nearest_fixed_dma_kernel': 'gather_kernels',
+         'resize_nearest_exact_kernel': 'gather_kernels', 'check_kernel': 'nki_cpu.frontend', 'load_indices': 'index_map', 'src_index_exact': 'index_map',
          'src_index_fp32': 'index_map', 'resize_nearest_grad': 'grad'}
 
 def __getattr__(name):

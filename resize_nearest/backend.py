@@ -6,9 +6,11 @@
 __all__ = ['ENV_VAR', 'BACKENDS', 'PLACEHOLDERS', 'NEURON_INSTALL', 'nki', 'nl', 'nisa', 'real_nki', 'modules', 'default_backend',
            'describe', 'bind', 'run_kernel']
 
-# %% ../nbs/02f_backend.ipynb #02f-004
+# %% ../nbs/02f_backend.ipynb #02f-004-s0
 import os, types, importlib, functools
 from importlib import metadata
+import resize_nearest.nki_cpu as _cpu_nki
+from .nki_cpu import language as _cpu_nl, isa as _cpu_isa
 
 ENV_VAR = 'RESIZE_NEAREST_BACKEND'
 BACKENDS = ('cpu', 'nki', 'nki-sim')   # interpreter; real NKI on the device; real NKI simulator
@@ -38,10 +40,8 @@ def real_nki():
     if missing: return None, f'module nki at {getattr(m, "__file__", "?")} lacks {", ".join(missing)}{note}'
     return (m, nl_, nisa_), f'real nki {getattr(m, "__version__", "?")} from {os.path.dirname(getattr(m, "__file__", "") or "?")}'
 
-def _load_cpu():
-    import resize_nearest.nki_cpu as m
-    from resize_nearest.nki_cpu import language as nl_, isa as nisa_
-    return m, nl_, nisa_
+# %% ../nbs/02f_backend.ipynb #02f-004-s2
+def _load_cpu(): return _cpu_nki, _cpu_nl, _cpu_isa
 
 def modules(backend:str='auto'):
     "(nki, nl, nisa) for a backend name: 'auto', 'cpu', 'nki' or 'nki-sim'."

@@ -4,8 +4,7 @@
 
 # %% auto #0
 __all__ = ['MAX_INDEX', 'MODES', 'MAX_MAP', 'check_size', 'check_shape', 'src_index_exact', 'fp32_scale', 'src_index_fp32',
-           'plot_staircase', 'load_indices', 'affine_residual', 'plot_nonaffine', 'is_strided', 'fp32_mismatch_counts',
-           'plot_mismatch_heatmap', 'first_row_failures', 'plot_row_failures']
+           'load_indices', 'affine_residual', 'is_strided', 'fp32_mismatch_counts', 'first_row_failures']
 
 # %% ../nbs/00_index_map.ipynb #00-004
 import numpy as np
@@ -60,21 +59,6 @@ def src_index_fp32(dst,          # output indices along one axis (integers in [0
     prod = _dst(dst).astype(np.float32) * fp32_scale(in_size, out_size)  # one float32-rounded multiply
     return np.floor(prod).astype(np.int64)
 
-# %% ../nbs/00_index_map.ipynb #00-011
-from matplotlib.figure import Figure
-
-def plot_staircase(pairs=((30, 59), (20, 38), (7, 3)) # (in, out) axis pairs to draw
-                  )->Figure:
-    "Source index against output index for a few axis pairs, with the ideal line d*in/out."
-    fig = Figure(figsize=(4.2 * len(pairs), 3.4), layout='constrained')
-    for ax, (i, o) in zip(fig.subplots(1, len(pairs), squeeze=False)[0], pairs):
-        d = np.arange(o)
-        ax.step(d, src_index_exact(d, i, o), where='post', label='floor(d·in/out)')
-        ax.plot(d, d * i / o, ':', color='grey', label='d·in/out')
-        ax.set(title=f'{i} → {o}', xlabel='output index d', ylabel='source index')
-        ax.legend(loc='upper left', fontsize=8)
-    return fig
-
 # %% ../nbs/00_index_map.ipynb #00-014
 MODES = ('exact', 'as_compiled')
 MAX_MAP = 2**26            # indices one load_indices call may materialise (int64: 512 MiB)
@@ -122,21 +106,6 @@ def affine_residual(in_hw, out_hw, mode='exact'):
     a, b = np.polyfit(p, li, 1)
     return li, a * p + b, li - (a * p + b)
 
-def plot_nonaffine(in_hw=(30, 20), out_hw=(59, 38), n:int=4*38)->Figure:
-    "load_indices against p for the first `n` pixels, its affine fit, and the residual."
-    li, fit, res = affine_residual(in_hw, out_hw)
-    p = np.arange(n)
-    fig = Figure(figsize=(10, 4.5), layout='constrained')
-    a0, a1 = fig.subplots(2, 1, sharex=True, height_ratios=(2, 1))
-    a0.plot(p, li[:n], '.', ms=3, label='load_indices(p)')
-    a0.plot(p, fit[:n], '-', lw=1, label='best affine fit over the image')
-    for r in range(1, n // out_hw[1] + 1): a0.axvline(r * out_hw[1], color='grey', lw=0.5, ls=':')
-    a0.set(ylabel='flat source pixel', title=f'{in_hw[0]}x{in_hw[1]} → {out_hw[0]}x{out_hw[1]}: first {n} output pixels (dotted: row starts)')
-    a0.legend(fontsize=8)
-    a1.plot(p, res[:n], '.', ms=3, color='C3')
-    a1.set(xlabel='flat output pixel p', ylabel='residual')
-    return fig
-
 # %% ../nbs/00_index_map.ipynb #00-022
 def is_strided(in_size:int, out_size:int)->bool:
     "True when one axis of the map is expressible with constant strides: an integer down- or upscale."
@@ -162,34 +131,9 @@ def fp32_mismatch_counts(max_size:int=512, # sweep in, out over 1..max_size
         counts[i - 1] = ((exact != fp) & valid).sum(axis=1)
     return counts
 
-# %% ../nbs/00_index_map.ipynb #00-027
-def plot_mismatch_heatmap(counts:np.ndarray, title:str='fp32 source index vs exact')->Figure:
-    "Heat map of `counts[in-1, out-1]` (zero shown blank)."
-    fig = Figure(figsize=(6.4, 5.4), layout='constrained')
-    ax = fig.subplots()
-    m = np.ma.masked_equal(counts, 0)
-    im = ax.imshow(m, origin='lower', cmap='inferno_r', interpolation='nearest',
-                   extent=(0.5, counts.shape[1] + 0.5, 0.5, counts.shape[0] + 0.5))
-    fig.colorbar(im, ax=ax, label='wrong source indices along the axis')
-    ax.set(xlabel='out size', ylabel='in size', title=title)
-    return fig
-
 # %% ../nbs/00_index_map.ipynb #00-030
 def first_row_failures(max_width:int=2048)->np.ndarray:
     "Widths w <= max_width whose reciprocal row index already fails at p = w (row 0 instead of 1)."
     w = np.arange(1, check_size('max_width', max_width) + 1)
     row = np.floor(w.astype(np.float32) * (1.0 / w).astype(np.float32))
     return w[row < 1]
-
-# %% ../nbs/00_index_map.ipynb #00-035
-def plot_row_failures(max_width:int=2048)->Figure:
-    "Which widths fail at the first row boundary, and by how much the product misses 1."
-    w = np.arange(1, max_width + 1)
-    prod = w.astype(np.float32) * (1.0 / w).astype(np.float32)
-    fig = Figure(figsize=(10, 3.2), layout='constrained')
-    ax = fig.subplots()
-    ax.plot(w, (prod.astype(np.float64) - 1) / np.finfo(np.float32).eps, '.', ms=2)
-    ax.set(xlabel='out_w', ylabel='(fl32(w·fl32(1/w)) − 1) / eps32',
-           title=f'{int((prod < 1).sum())} widths ≤ {max_width} put p = out_w in row 0 (points below zero)')
-    ax.axhline(0, color='grey', lw=0.5)
-    return fig

@@ -3,7 +3,8 @@ the real-NKI detection, placeholders and the environment variable."""
 import os, subprocess, sys, numpy as np, pytest
 from pathlib import Path
 from resize_nearest import backend
-from resize_nearest.kernel import resize_nearest_exact_kernel, resize_nearest_reference
+from resize_nearest.gather_kernels import resize_nearest_exact_kernel
+from resize_nearest.api import resize_nearest_reference
 import resize_nearest.nki_cpu as cpu_nki, resize_nearest.nki_cpu.isa as cpu_isa
 
 ROOT = Path(__file__).resolve().parent.parent

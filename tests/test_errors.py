@@ -3,7 +3,7 @@ import subprocess, sys, numpy as np, pytest, ml_dtypes
 from pathlib import Path
 from resize_nearest import resize_nearest, resize_nearest_reference
 from resize_nearest.backend import run_kernel
-from resize_nearest.kernel import resize_nearest_exact_kernel, resize_nearest_fixed_dma_kernel
+from resize_nearest.gather_kernels import resize_nearest_exact_kernel, resize_nearest_fixed_dma_kernel
 from resize_nearest.registry import trace_internal_kernel, make_resize_instruction
 from resize_nearest.grad import resize_nearest_grad, resize_nearest_grad_as_compiled
 

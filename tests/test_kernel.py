@@ -1,8 +1,8 @@
 """Both kernels on the interpreter against the integer map, the float32 map and real PyTorch."""
 import numpy as np, pytest, torch, torch.nn.functional as F, warnings, ml_dtypes
 from resize_nearest import backend
-from resize_nearest.kernel import (resize_nearest, resize_nearest_reference, resize_nearest_exact_kernel,
-                                   resize_nearest_fixed_dma_kernel, SUPPORTED_DTYPES)
+from resize_nearest.api import resize_nearest, resize_nearest_reference, SUPPORTED_DTYPES
+from resize_nearest.gather_kernels import resize_nearest_exact_kernel, resize_nearest_fixed_dma_kernel
 from resize_nearest.index_map import load_indices
 
 def run(kernel, x, out_hw):

@@ -1,7 +1,8 @@
 """Peer extractors against the library formulas documented in the notebooks; tools that must skip cleanly here."""
 import subprocess, sys, numpy as np, pytest
 from pathlib import Path
-from resize_nearest.peers import torch_indices, onnxruntime_indices, opencv_indices, read_neuron_report, neuron_check
+from resize_nearest.compare import torch_indices, onnxruntime_indices, opencv_indices
+from resize_nearest.trainium import read_neuron_report, neuron_check
 from resize_nearest.index_map import load_indices
 from resize_nearest import backend
 

@@ -2,7 +2,7 @@
 import subprocess, sys, numpy as np, pytest
 from pathlib import Path
 import resize_nearest.registry as reg
-from resize_nearest.kernel import resize_nearest_reference
+from resize_nearest.api import resize_nearest_reference
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -15,8 +15,8 @@ def test_config_fields_and_defaults():
 
 def test_lazy_build_once_in_fresh_process():
     code = ("import sys, resize_nearest.registry as r; assert r._INTERNAL_KERNEL_REGISTRY is None; "
-            "assert 'resize_nearest.kernel' not in sys.modules; a = r.get_internal_kernel_registry(); "
-            "assert 'resize_nearest.kernel' in sys.modules; b = r.get_internal_kernel_registry(); "
+            "assert 'resize_nearest.gather_kernels' not in sys.modules; a = r.get_internal_kernel_registry(); "
+            "assert 'resize_nearest.gather_kernels' in sys.modules; b = r.get_internal_kernel_registry(); "
             "assert a is b and r.BUILDS == 1; print('ok')")
     assert subprocess.run([sys.executable, '-c', code], cwd=ROOT, capture_output=True, text=True).stdout.strip() == 'ok'
 

@@ -1,8 +1,9 @@
 """Hoisted and strided variants against the integer map; predicted counts against the interpreter; auto's choice."""
 import numpy as np, pytest
 from resize_nearest import resize_nearest
-from resize_nearest.variants import width_ratio
-from resize_nearest.cost import predict_counts, measured_counts, choose_variant
+from resize_nearest.row_kernels import width_ratio
+from resize_nearest.cost_model import predict_counts, choose_variant
+from resize_nearest.benchmark import measured_counts
 
 def ref(x, o):
     return x[:, [i * x.shape[1] // o[0] for i in range(o[0])]][:, :, [j * x.shape[2] // o[1] for j in range(o[1])]]

@@ -5,7 +5,7 @@ Usage: python tools/benchmark.py [--shape 1 512 512 64] [--out 768 768] [--repea
 """
 import argparse, json, signal
 signal.signal(signal.SIGPIPE, signal.SIG_DFL)   # quiet exit when piped into head
-from resize_nearest.cost import benchmark
+from resize_nearest.benchmark import benchmark
 
 ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 ap.add_argument('--shape', type=int, nargs=4, default=[1, 512, 512, 64])

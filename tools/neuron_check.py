@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Run every kernel on a Trainium instance through the real NKI 0.3 (simulator and device), compare each output
-with the CPU interpreter bit for bit, time warmed nki.jit calls, and write a JSON report (schema: chapter 07).
+with the CPU interpreter bit for bit, time warmed nki.jit calls, and write a JSON report (schema: chapter 11).
 
 Usage: python tools/neuron_check.py [--report figures/neuron_report.json] [--warmup 3] [--iters 10]
 Exit status: 0 every row bit exact (or the documented out-of-bounds case), 1 some row failed,
@@ -9,7 +9,7 @@ Exit status: 0 every row bit exact (or the documented out-of-bounds case), 1 som
 import argparse, json, os, sys
 os.environ.setdefault('NKI_PRECISE_FP', '1')   # before nki is imported: the simulator keeps bfloat16 as bfloat16
 from resize_nearest import backend
-from resize_nearest.peers import neuron_check, report_table
+from resize_nearest.trainium import neuron_check, report_table
 
 ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 ap.add_argument('--report', default='figures/neuron_report.json')

@@ -5,7 +5,8 @@ Usage: python tools/run_nbs.py [NOTEBOOK ...] [--flags "neuron"]
 Without notebooks it runs every nbs/*.ipynb whose name does not start with '_' or '.'.
 Cells are skipped when they carry `#| eval: false`, contain `nbdev_export(`, or carry a flag from
 settings.ini `tst_flags` that is not named in --flags (the same rules as nbdev 2.4.14 `test_nb`).
-Skipped cells keep no stale output: their outputs are cleared.
+Skipped cells keep no stale output: their outputs are cleared. Figures are written to figures/ only here
+(RESIZE_NEAREST_FIGURES=1), never under nbdev_test.
 """
 import argparse, configparser, os, sys, time
 from pathlib import Path
@@ -31,6 +32,7 @@ def run(path: Path, skip_flags) -> bool:
     for c in nb.cells:
         if c.cell_type == 'code': c.outputs, c.execution_count = [], None
     os.environ['IN_TEST'] = '1'  # same environment nbdev_test gives notebooks
+    os.environ['RESIZE_NEAREST_FIGURES'] = '1'  # only this tool writes figures/ (nbdev_test and pytest never do)
     sys.path.insert(0, str(ROOT))
     shell, cwd, t0 = CaptureShell(path), os.getcwd(), time.time()
     os.chdir(path.parent)

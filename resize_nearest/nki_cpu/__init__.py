@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['Kernel', 'jit', 'simulate', 'reset_stats', 'stats', 'counting']
 
-# %% ../../nbs/02e_nki_runtime.ipynb #02e-004
+# %% ../../nbs/02e_nki_runtime.ipynb #02e-004-s0
 import functools, contextlib, numpy as np
 from . import memory, isa, language, frontend
 from .frontend import check_kernel, NkiSubsetError
@@ -47,6 +47,7 @@ def simulate(kernel):
     "Same as `jit` here: the interpreter is a simulator."
     return jit(kernel)
 
+# %% ../../nbs/02e_nki_runtime.ipynb #02e-004-s2
 def reset_stats(trace:bool=False): "Zero this thread's instruction/DMA counters (optionally recording a trace)."; STATS.reset(trace)
 def stats()->dict: "Snapshot of this thread's counters since the last reset."; return STATS.summary()
 

@@ -8,7 +8,7 @@ __all__ = ['EXPRESSIONS', 'STATEMENTS', 'PLUMBING', 'BUILTINS', 'TENSOR_MEMBERS'
            'kernel_problems', 'check_kernel']
 
 # %% ../../nbs/02d_nki_frontend.ipynb #02d-004
-import ast, builtins, enum, inspect, textwrap, types
+import ast, builtins, enum, inspect, sys, textwrap, types
 from dataclasses import dataclass
 from .memory import NkiError
 
@@ -66,7 +66,6 @@ def _from_nki(v)->bool:
 
 def _nki_exports():
     "ids of every value exposed by the loaded NKI modules (so `F32 = nl.float32` at module level passes)."
-    import sys
     return {id(v) for name, m in list(sys.modules.items()) if m is not None and is_nki_module(m)
             for v in vars(m).values() if not isinstance(v, types.ModuleType)}
 

@@ -62,7 +62,7 @@ def _int_exact(op, a, b, dtype):
     if dt.kind in 'iu': return r.astype(dt)            # two's-complement wrap, like integer lanes
     return cast_to(r.astype(np.float64).astype(np.float32), dt)
 
-# %% ../../nbs/02b_nki_isa.ipynb #02b-010
+# %% ../../nbs/02b_nki_isa.ipynb #02b-010-s0
 def _tile(t, arg):
     if not isinstance(t, Tensor) or not t.buffer.on_chip:
         raise NkiError(f'{arg} of a compute instruction must be an SBUF/PSUM tile, got {t!r}')
@@ -71,6 +71,7 @@ def _tile(t, arg):
 def _same_shape(dst, src, what):
     if dst.shape != src.shape: raise NkiError(f'{what}: dst shape {dst.shape} differs from source shape {src.shape}')
 
+# %% ../../nbs/02b_nki_isa.ipynb #02b-010-s2
 def iota(dst, pattern, offset=0, channel_multiplier=0, name=None):
     "dst[c, i...] = offset + c*channel_multiplier + Σ i_k*step_k, in 32-bit integer arithmetic, then cast to dst.dtype."
     _tile(dst, 'dst')
@@ -86,6 +87,7 @@ def iota(dst, pattern, offset=0, channel_multiplier=0, name=None):
     write(dst, v if dst.dtype == int32 else cast_to(to_f32(v), dst.dtype))
     STATS.record('gpsimd', 'iota', shape=dst.shape, name=name)
 
+# %% ../../nbs/02b_nki_isa.ipynb #02b-010-s5
 def _operand(x, dst, arg):
     "A scalar (rounded to float32) or a (P, 1) tile broadcast along the free axis."
     if isinstance(x, Tensor):
@@ -110,6 +112,7 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
 
 def _engine(e, default): return default if e in (None, engine.unknown, 0) else engine(e).name
 
+# %% ../../nbs/02b_nki_isa.ipynb #02b-010-s8
 def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None):
     "dst = data1 op data2 elementwise: exact int32 on GpSimd when every operand is int32/uint32, else float32."
     _tile(dst, 'dst'); _tile(data1, 'data1'); _tile(data2, 'data2')
@@ -120,6 +123,7 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None):
     else: write(dst, cast_to(op.fn(to_f32(read(data1)), to_f32(read(data2))), dst.dtype))
     STATS.record(_engine(engine, 'gpsimd' if ints else 'vector'), 'tensor_tensor', op=op.name, name=name)
 
+# %% ../../nbs/02b_nki_isa.ipynb #02b-010-s11
 def tensor_copy(dst, src, engine=engine.unknown, name=None):
     "Copy a tile; same dtype is bit exact (NaN payloads, -0.0), otherwise through float32."
     _tile(dst, 'dst'); _tile(src, 'src'); _same_shape(dst, src, 'tensor_copy')

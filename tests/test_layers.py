@@ -1,0 +1,59 @@
+"""The package's layering (shared/DESIGN.md): no import cycle, no function-local imports but the allowed ones, and no
+matplotlib below the studies layer."""
+import ast, subprocess, sys
+from pathlib import Path
+
+PKG = Path(__file__).resolve().parent.parent / 'resize_nearest'
+# function-local imports that are allowed, with the reason
+ALLOWED_LOCAL = {'torch', 'onnx', 'onnxruntime', 'cv2',            # optional peers, loaded only when compared or benchmarked
+                 'importlib',                                        # __init__'s PEP 562 lazy names
+                 'resize_nearest.gather_kernels', 'resize_nearest.api'}  # the registry loads kernels lazily, as the compiler's does
+
+def modules():
+    for p in sorted(PKG.rglob('*.py')):
+        if p.name != '_modidx.py': yield '.'.join(p.relative_to(PKG.parent).with_suffix('').parts).replace('.__init__', ''), p
+
+def imports(name, path, known=()):
+    "(module-level package imports, function-local imports) of one module; `from pkg import submodule` counts as the submodule."
+    tree, top, local = ast.parse(path.read_text()), set(), set()
+    pkg = name if path.name == '__init__.py' else name.rsplit('.', 1)[0]
+    def target(n):
+        if isinstance(n, ast.Import): return [a.name for a in n.names]
+        base = pkg
+        for _ in range(n.level - 1): base = base.rsplit('.', 1)[0]
+        mod = (base + '.' + n.module if n.module else base) if n.level else n.module
+        return [f'{mod}.{a.name}' if f'{mod}.{a.name}' in known else mod for a in n.names]
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)): top.update(t for t in target(node) if t.startswith('resize_nearest'))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for n in ast.walk(node):
+                if isinstance(n, (ast.Import, ast.ImportFrom)): local.update(target(n))
+    return top, local
+
+def test_no_import_cycle():
+    mods = dict(modules())
+    graph = {m: {t for t in imports(m, p, mods)[0] if t in mods and t != m} for m, p in mods.items()}
+    state = {}
+    def visit(m, path):
+        state[m] = 'open'
+        for t in graph[m]:
+            assert state.get(t) != 'open', f'import cycle: {" -> ".join(path + [t])}'
+            if t not in state: visit(t, path + [t])
+        state[m] = 'done'
+    for m in graph:
+        if m not in state: visit(m, [m])
+    assert 'resize_nearest.api' in graph and 'resize_nearest.gather_kernels' in graph['resize_nearest.api']
+
+def test_function_local_imports_are_the_allowed_ones():
+    for m, p in modules():
+        _, local = imports(m, p)
+        extra = {t for t in local if t.split('.')[0] not in ALLOWED_LOCAL and not any(t == a or t.startswith(a + '.') for a in ALLOWED_LOCAL)}
+        assert not extra, f'{m} imports {sorted(extra)} inside a function'
+
+def test_interpreter_and_kernels_do_not_import_matplotlib():
+    code = ('import sys, resize_nearest.nki_cpu, resize_nearest.backend, resize_nearest.gather_kernels, resize_nearest.row_kernels, '
+            'resize_nearest.api, resize_nearest.cost_model, resize_nearest.registry, resize_nearest.grad; '
+            'print(sorted(m for m in sys.modules if m.split(".")[0] == "matplotlib"))')
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, cwd=PKG.parent)
+    assert r.returncode == 0 and r.stdout.strip() == '[]', r.stdout + r.stderr
