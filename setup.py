@@ -8,7 +8,8 @@ cfg = cfg['DEFAULT']
 
 reqs = cfg.get('requirements', '').split()
 dev_reqs = cfg.get('dev_requirements', '').split()
-neuron_reqs = cfg.get('neuron_requirements', '').split()   # only on Neuron's own package index (see README)
+neuron_reqs = cfg.get('neuron_requirements', '').split()
+docs_reqs = cfg.get('docs_requirements', '').split()   # only on Neuron's own package index (see README)
 scripts = [s.strip() for s in cfg.get('console_scripts', '').split('\n') if s.strip()]
 
 setuptools.setup(
@@ -24,7 +25,7 @@ setuptools.setup(
     packages=setuptools.find_packages(include=[cfg['lib_name'], cfg['lib_name'] + '.*']),
     include_package_data=True,
     install_requires=reqs,
-    extras_require={'dev': dev_reqs, 'neuron': neuron_reqs},
+    extras_require={'dev': dev_reqs, 'neuron': neuron_reqs, 'docs': docs_reqs},
     python_requires='>=' + cfg['min_python'],
     entry_points={'console_scripts': scripts, 'nbdev': [f"{cfg['lib_path']}={cfg['lib_path']}._modidx:d"]},
     classifiers=['Programming Language :: Python :: 3', 'License :: OSI Approved :: Apache Software License'],

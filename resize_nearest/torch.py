@@ -6,7 +6,7 @@
 __all__ = ['NEAREST_OPS', 'exact_indices', 'torch_indices', 'interpolate_nearest', 'ResizeNearest', 'benchmark_forward', 'audit']
 
 # %% ../nbs/14_torch.ipynb #14-009
-import contextlib, functools, numpy as np, torch, torch.nn as nn, torch.nn.functional as F
+import contextlib, functools, statistics, time, ml_dtypes, numpy as np, torch, torch.nn as nn, torch.nn.functional as F
 from .index_map import check_size, src_index_exact
 from . import backend as _backend
 from .gather_kernels import resize_nearest_exact_kernel
@@ -91,7 +91,6 @@ def _torch_exact(x, out):
 # %% ../nbs/14_torch.ipynb #14-015
 def _to_numpy(t):
     "A CPU tensor as NumPy (bfloat16 through ml_dtypes, which NumPy lacks natively)."
-    import ml_dtypes
     t = t.detach().cpu().contiguous()
     return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16) if t.dtype == torch.bfloat16 else t.numpy()
 
@@ -143,7 +142,6 @@ class ResizeNearest(nn.Module):
 def benchmark_forward(cases=(((1, 64, 512, 512), (768, 768)), ((1, 64, 224, 224), (192, 192)), ((1, 64, 720, 720), (224, 224))),
                       repeats:int=9)->list:
     "Median forward time of interpolate_nearest and F.interpolate(mode='nearest') per case (float32, CPU), and their ratio."
-    import statistics, time
     rows = []
     for shape, out in cases:
         x = torch.rand(shape)
