@@ -14,11 +14,12 @@ from .index_map import load_indices, check_shape, MAX_INDEX
 from .graph import exact_range_problems, F32_EXACT
 from .gather_kernels import resize_nearest_fixed_dma_kernel, resize_nearest_exact_kernel
 from .row_kernels import resize_nearest_hoisted_kernel, resize_nearest_strided_kernel, width_ratio
+from .residue_kernel import resize_nearest_residue_kernel
 from .cost_model import choose_variant
 
 # %% ../nbs/07_api.ipynb #07-006
 SUPPORTED_DTYPES = tuple(np.dtype(d) for d in ('float32', 'float16', 'int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32')) + (np.dtype(ml_dtypes.bfloat16),)
-VARIANTS = ('exact', 'as_compiled', 'hoisted', 'strided', 'auto')
+VARIANTS = ('exact', 'as_compiled', 'hoisted', 'strided', 'residue', 'auto')
 CHUNK = 1 << 18          # output pixels per host-side chunk (a few MiB of int64 indices)
 
 def check_image(x, out_hw, name='x'):
@@ -94,7 +95,7 @@ def resize_nearest_reference(x:np.ndarray,   # NHWC input
 
 # %% ../nbs/07_api.ipynb #07-013
 KERNELS = {'exact': resize_nearest_exact_kernel, 'as_compiled': resize_nearest_fixed_dma_kernel,
-           'hoisted': resize_nearest_hoisted_kernel, 'strided': resize_nearest_strided_kernel}
+           'hoisted': resize_nearest_hoisted_kernel, 'strided': resize_nearest_strided_kernel, 'residue': resize_nearest_residue_kernel}
 
 def kernel_for_variant(variant:str, in_w:int=1, out_w:int=1):
     "The kernel function of a concrete variant for these widths; refuses a strided resize without an integer width ratio."
@@ -128,7 +129,7 @@ def prepare_resize(x, out_hw, variant:str='exact', stacklevel:int=3):
 def resize_nearest(x:np.ndarray,            # NHWC input (not modified)
                    out_hw,                   # (out_h, out_w), positive integers
                    *,
-                   variant:str='exact',      # 'exact', 'as_compiled', 'hoisted', 'strided' or 'auto'
+                   variant:str='exact',      # 'exact', 'as_compiled', 'hoisted', 'strided', 'residue' or 'auto'
                    backend:str='auto'        # 'auto', 'cpu' (interpreter), 'nki' (device) or 'nki-sim'
                   )->np.ndarray:             # NHWC output, a new array
     "Nearest-neighbour resize (asymmetric coordinates, floor rounding) through an NKI kernel."

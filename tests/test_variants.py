@@ -1,4 +1,4 @@
-"""Hoisted and strided variants against the integer map; predicted counts against the interpreter; auto's choice."""
+"""Hoisted, strided and residue variants against the integer map; predicted counts against the interpreter; auto's choice."""
 import numpy as np, pytest
 from resize_nearest import resize_nearest
 from resize_nearest.row_kernels import width_ratio
@@ -16,6 +16,31 @@ def test_hoisted_sweep():
             for ow in (1, 7, 20, 41, 130, 257):
                 np.testing.assert_array_equal(resize_nearest(x, (oh, ow), variant='hoisted'), ref(x, (oh, ow)))
 
+def test_residue_every_pair_to_48():
+    "Every (in, out) pair 1..48 on both axes at once (square images), and non-square pairs, against Python-integer indexing."
+    rng = np.random.default_rng(4)
+    for i in range(1, 49):
+        x = rng.integers(0, 2**15, (2, i, i, 2)).astype(np.int16)
+        for o in range(1, 49):
+            np.testing.assert_array_equal(resize_nearest(x, (o, o), variant='residue', backend='cpu'), ref(x, (o, o)))
+    for ih, iw, oh, ow in [(1, 48, 48, 1), (48, 1, 1, 48), (7, 30, 59, 38), (1080 // 8, 1920 // 8, 720 // 8, 1280 // 8)]:
+        x = rng.integers(0, 99, (1, ih, iw, 3)).astype(np.uint8)
+        np.testing.assert_array_equal(resize_nearest(x, (oh, ow), variant='residue', backend='cpu'), ref(x, (oh, ow)))
+
+def test_residue_counts_and_no_size_limit():
+    from resize_nearest import nki_cpu
+    x = np.zeros((1, 512, 512, 64), np.float32)
+    with nki_cpu.counting() as c: resize_nearest(x, (768, 768), variant='residue', backend='cpu')
+    s = c.summary()
+    assert s['dma_transfers'] == 9 and s['compute_instructions'] == 0
+    big = np.arange(65535, dtype=np.uint16).reshape(1, 1, 65535, 1)          # 65535 -> 1 and back: no float32 anywhere
+    with pytest.raises(ValueError, match='proven range'): resize_nearest(big, (1, 65535), variant='residue')   # the host still applies the exact variants' range (issue 12)
+    from resize_nearest.residue_kernel import resize_nearest_residue_kernel
+    from resize_nearest.backend import run_kernel
+    np.testing.assert_array_equal(run_kernel(resize_nearest_residue_kernel, big, (1, 1, 1, 1), backend='cpu'), big[:, :, :1])
+    small = np.arange(3, dtype=np.uint16).reshape(1, 1, 3, 1)
+    np.testing.assert_array_equal(run_kernel(resize_nearest_residue_kernel, small, (1, 1, 65535, 1), backend='cpu'), ref(small, (1, 65535)))
+
 def test_strided_all_integer_width_ratios():
     rng = np.random.default_rng(1)
     n = 0
@@ -32,12 +57,13 @@ def test_strided_all_integer_width_ratios():
 
 @pytest.mark.parametrize('x_shape, out_hw', [((2, 30, 20, 3), (59, 38)), ((1, 40, 40, 2), (80, 80)), ((3, 9, 260, 1), (4, 130)), ((1, 7, 7, 70000 // 4), (9, 3))])
 def test_predicted_counts_equal_measured(x_shape, out_hw):
-    for v in ('as_compiled', 'exact', 'hoisted', 'strided'):
+    for v in ('as_compiled', 'exact', 'hoisted', 'strided', 'residue'):
         if v == 'strided' and width_ratio(x_shape[2], out_hw[1])[0] == 'none': continue
         p, m = predict_counts(v, x_shape, out_hw), measured_counts(v, x_shape, out_hw)
         assert {k: m[k] for k in p} == p, v
 
 def test_auto_choice():
-    assert choose_variant((1, 256, 256, 64), (512, 512)) == 'strided'
-    assert choose_variant((1, 512, 512, 64), (768, 768)) == 'hoisted'
-    assert choose_variant((10, 30, 20, 64), (59, 38)) == 'exact'
+    assert choose_variant((1, 256, 256, 64), (512, 512)) == 'residue'      # 4 copies
+    assert choose_variant((1, 512, 512, 64), (768, 768)) == 'residue'      # 9 copies
+    assert choose_variant((10, 30, 20, 64), (59, 38)) == 'exact'           # coprime: 2242 one-pixel copies would be smaller than 32 KiB
+    assert choose_variant((1, 128, 128, 1), (192, 192)) == 'exact'          # 9 copies of 16 KiB: below 32 KiB, so not residue

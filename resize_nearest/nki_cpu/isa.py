@@ -11,7 +11,7 @@ import numpy as np
 from enum import IntEnum
 from numbers import Integral, Real
 from ..floor import rne_cast_int
-from .memory import (Tensor, AccessPattern, NkiError, OutOfBoundsError, STATS, read, write,
+from .memory import (Tensor, AccessPattern, NkiError, OutOfBoundsError, UninitializedReadError, STATS, read, write,
                                            float32, int32, uint32, bfloat16)
 
 # %% ../../nbs/02b_nki_isa.ipynb #02b-005
@@ -146,8 +146,55 @@ def _side(x, arg):
     if isinstance(x, Tensor): return x.flat_index(), None, None
     raise NkiError(f'{arg} of dma_copy must be a tensor or an access pattern, got {x!r}')
 
+def _regular(x):
+    "(offset, [(stride, count), ...]) of a side without indirection (count-1 dimensions dropped), else None."
+    if isinstance(x, AccessPattern):
+        if x.vector_offset is not None: return None
+        off, dims = x.offset, x.pattern
+    elif isinstance(x, Tensor): off, dims = x.offset, list(zip(x.strides, x.shape))
+    else: return None
+    return off, [(int(s), int(n)) for s, n in dims if n != 1] or [(1, 1)]
+
+def _extent_ok(x, off, dims, arg):
+    "The pattern stays inside the tensor it addresses (checked from the strides, without listing elements)."
+    base = x.base if isinstance(x, AccessPattern) else x
+    lo, hi = base.offset, base.offset + sum((n - 1) * s for n, s in zip(base.shape, base.strides))
+    a, b = off + sum(min(0, (n - 1) * s) for s, n in dims), off + sum(max(0, (n - 1) * s) for s, n in dims)
+    if a < lo or b > hi: raise NkiError(f'access pattern of dma_copy {arg} at offset {off} leaves {base.name} (elements {lo}..{hi})')
+
+def _strided(arr, off, dims):
+    return np.lib.stride_tricks.as_strided(arr[off:], shape=[n for _, n in dims], strides=[s * arr.itemsize for s, _ in dims])
+
+def _contiguous_run(dims)->int:
+    "Elements per run where addresses advance by one: the product of the trailing dimensions that are contiguous."
+    run = 1
+    for s, n in reversed(dims):
+        if s != run: break
+        run *= n
+    return run
+
+def _bulk_copy(dst, src, name)->bool:
+    "Copy two non-indirect sides of the same shape with NumPy strided views (no per-element index arrays); False if not applicable."
+    fs, fd = _regular(src), _regular(dst)
+    if fs is None or fd is None or [n for _, n in fs[1]] != [n for _, n in fd[1]]: return False
+    (so, sd), (do, dd) = fs, fd
+    _extent_ok(src, so, sd, 'src'); _extent_ok(dst, do, dd, 'dst')
+    if not _strided(src.storage.written, so, sd).all():
+        raise UninitializedReadError(f'read of unwritten memory in {src.storage.name} ({src.storage.buffer}) by dma_copy')
+    v = _strided(src.storage.data, so, sd)
+    if src.dtype != dst.dtype: v = cast_to(to_f32(v), dst.dtype)
+    _strided(dst.storage.data, do, dd)[...] = v
+    _strided(dst.storage.written, do, dd)[...] = True
+    total = int(np.prod([n for _, n in sd]))
+    run = min(_contiguous_run(sd), _contiguous_run(dd))
+    STATS.record_dma(total // run, total * src.dtype.itemsize, indirect=False, name=name)
+    return True
+
 def dma_copy(dst, src, oob_mode=oob_mode.error, dge_mode=dge_mode.unknown, engine=engine.unknown, name=None):
     "Copy src to dst (tensors or `.ap` patterns, indirect rows allowed on either side)."
+    for x, arg in ((dst, 'dst'), (src, 'src')):
+        if not isinstance(x, (Tensor, AccessPattern)): raise NkiError(f'{arg} of dma_copy must be a tensor or an access pattern, got {x!r}')
+    if _bulk_copy(dst, src, name): return
     (di, dvalid, drows), (si, svalid, srows) = _side(dst, 'dst'), _side(src, 'src')
     if di.size != si.size: raise NkiError(f'dma_copy: dst has {di.size} elements, src has {si.size}')
     si2, di2 = si.reshape(si.shape[0] if si.ndim > 1 else 1, -1), di.reshape(di.shape[0] if di.ndim > 1 else 1, -1)
