@@ -10,6 +10,7 @@ import numpy as np, statistics, time, warnings
 from . import nki_cpu
 from .api import resize_nearest
 from .cost_model import predict_counts
+from .index_map import load_indices
 
 def measured_counts(variant:str, x_shape, out_hw, dtype=np.float32)->dict:
     "Run a variant on the interpreter and return its counters."
@@ -23,7 +24,6 @@ def measured_counts(variant:str, x_shape, out_hw, dtype=np.float32)->dict:
 def benchmark(x_shape=(1, 512, 512, 64), out_hw=(768, 768), variants=('auto', 'residue', 'hoisted', 'exact'), repeats:int=3)->dict:
     "Median seconds per call for interpreter variants, NumPy (the gather and np.take on the flat map) and torch F.interpolate; ratios to np.take."
     import torch, torch.nn.functional as F          # optional peer, imported only to benchmark
-    from resize_nearest.index_map import load_indices
     x = np.random.default_rng(0).random(x_shape, dtype=np.float32)
     rows = np.arange(out_hw[0]) * x_shape[1] // out_hw[0]
     cols = np.arange(out_hw[1]) * x_shape[2] // out_hw[1]
