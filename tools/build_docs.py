@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Build the documentation site from the committed, executed notebooks (nothing is re-executed).
 
-Usage: python tools/build_docs.py [--src _site_src] [--out _site]
+Usage: python tools/build_docs.py [--src _site/src] [--out _site/html]
 Every notebook becomes a page in chapter order, with its outputs, figures and math (MathJax served from the
 installed django-static-mathjax package: no CDN); `#| hide` cells are dropped and the other nbdev directives
 stripped, so `#| export` cells show as code; nbs/index.ipynb (the README's source) is the home page; one API
@@ -96,8 +96,8 @@ suppress_warnings = ['myst.header', 'mystnb.unknown_mime_type', 'misc.highlighti
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('--src', type=Path, default=ROOT / '_site_src')
-    ap.add_argument('--out', type=Path, default=ROOT / '_site')
+    ap.add_argument('--src', type=Path, default=ROOT / '_site' / 'src')
+    ap.add_argument('--out', type=Path, default=ROOT / '_site' / 'html')   # MyST-NB also writes <out>/../jupyter_execute: keep both inside _site
     a = ap.parse_args()
     import mathjax                                              # django-static-mathjax
     shutil.rmtree(a.src, ignore_errors=True); a.src.mkdir(parents=True)
