@@ -113,7 +113,7 @@ def prepare_resize(x, out_hw, variant:str='exact', stacklevel:int=3):
     out_shape = (b, *out_hw, c)
     check_memory((x.size + b * out_hw[0] * out_hw[1] * c) * x.itemsize, f'resizing {x.shape} -> {out_shape} {x.dtype}')
     if variant != 'as_compiled':
-        problems = exact_range_problems(in_hw, out_hw)
+        problems = exact_range_problems(in_hw, out_hw, b, c)
         if problems: raise ValueError(f'x of shape {x.shape} -> out_hw {out_hw} is outside the proven range of the exact variants: {"; ".join(problems)}')
     if variant == 'auto': variant = choose_variant(x.shape, out_hw)
     kernel = kernel_for_variant(variant, in_hw[1], out_hw[1])           # refuses a strided resize without an integer width ratio

@@ -77,7 +77,7 @@ def resize_nearest_exact_kernel(data_tensor, out_shape):
         start = t * TILE
         size = min(TILE, out_seqlen - start)
         load_indices = nl.ndarray((size, 1), dtype=nl.int32, buffer=nl.sbuf)
-        build_index_graph_exact(load_indices, start, size, (in_h, in_w), (out_h, out_w))
+        base = build_index_graph_exact(load_indices, start, size, (in_h, in_w), (out_h, out_w))   # trace-time base pixel
         for b in nl.affine_range(in_b):
-            gather_store_tile(data_flat, out_flat, load_indices, b * in_seqlen, b * out_seqlen + start, size)
+            gather_store_tile(data_flat, out_flat, load_indices, b * in_seqlen + base, b * out_seqlen + start, size)
     return out_tensor

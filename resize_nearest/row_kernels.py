@@ -8,16 +8,17 @@ __all__ = ['build_column_indices', 'load_row', 'store_row', 'copy_rows', 'resize
 
 # %% ../nbs/05_row_kernels.ipynb #05-004
 from .backend import nki, nl, nisa
-from .graph import correct_quotient, in_exact_range
+from .graph import floor_div, in_exact_range
 from .gather_kernels import TILE, channel_chunk, kernel_shapes, flat_views
 
 def build_column_indices(cols, start:int, size:int, in_w:int, out_w:int):
-    "cols (size, 1) int32 = (ow * in_w) // out_w for ow in [start, start+size), exactly."
-    ow, n = nl.ndarray((size, 1), dtype=nl.int32, buffer=nl.sbuf), nl.ndarray((size, 1), dtype=nl.int32, buffer=nl.sbuf)
-    nisa.iota(ow, [[1, 1]], offset=start, channel_multiplier=1)
-    nisa.tensor_scalar(dst=n, data=ow, op0=nl.multiply, operand0=float(in_w))       # ow*in_w, exact
-    nisa.tensor_scalar(dst=cols, data=ow, op0=nl.multiply, operand0=1.0 * in_w / out_w)  # estimate within ±1
-    correct_quotient(cols, n, out_w, size)
+    "cols (size, 1) int32 = (ow * in_w) // out_w for ow in [start, start+size), exactly, for every width up to 65,535."
+    q0, r0 = divmod(start * in_w, out_w)                                              # trace-time base of the tile
+    lane, n = nl.ndarray((size, 1), dtype=nl.int32, buffer=nl.sbuf), nl.ndarray((size, 1), dtype=nl.int32, buffer=nl.sbuf)
+    nisa.iota(lane, [[1, 1]], offset=0, channel_multiplier=1)
+    nisa.tensor_scalar(dst=n, data=lane, op0=nl.multiply, operand0=float(in_w), op1=nl.add, operand1=float(r0))  # < 2^24
+    floor_div(cols, n, out_w, size)
+    nisa.tensor_scalar(dst=cols, data=cols, op0=nl.add, operand0=float(q0))           # q0 < 65,535: exact
 
 # %% ../nbs/05_row_kernels.ipynb #05-006-0
 def load_row(tile, data_flat, kind:str, k:int, cols, row0:int, c0:int, size:int, ch:int, cc:int):

@@ -36,16 +36,18 @@ def test_bad_options_and_range():
     with pytest.raises(ValueError, match="backend must be one of .* got 'gpu'"): resize_nearest(X, (3, 3), backend='gpu')
     with pytest.raises(RuntimeError, match="backend 'nki' needs the real NKI"): resize_nearest(X, (3, 3), backend='nki')
     big = np.zeros((1, 1, 1, 1), np.float32)
-    with pytest.raises(ValueError, match=r'outside the proven range .* \(out_h \+ 1\) \* out_w = 16781312 > 2\^24'):
-        resize_nearest(big, (4096, 4096))
-    with pytest.raises(ValueError, match=r'\(out_w - 1\) \* in_w \+ out_w'):
-        resize_nearest(np.zeros((1, 1, 5000, 1), np.uint8), (1, 4000))
+    with pytest.raises(ValueError, match=r'outside the proven range .* out_h = 70000 > 65535'):
+        resize_nearest(big, (70000, 2))
+    with pytest.raises(ValueError, match=r'output elements batch\*out_h\*out_w\*channels = 2400000000 > 2\^31 - 1'):
+        resize_nearest(np.zeros((2, 1, 1, 3), np.uint8), (20000, 20000), variant='residue')
+    np.testing.assert_array_equal(resize_nearest(np.arange(5000, dtype=np.uint16).reshape(1, 1, 5000, 1), (1, 4000)),
+                                  np.arange(5000, dtype=np.uint16)[[j * 5000 // 4000 for j in range(4000)]].reshape(1, 1, 4000, 1))
 
 def test_kernels_called_directly_assert_their_invariants():
     "Kernels are NKI code: no raise, only asserts (the host wrapper resize_nearest gives the ValueErrors)."
     with pytest.raises(AssertionError, match=r'out_shape .* must keep batch and channels'): run_kernel(resize_nearest_exact_kernel, X, (1, 3, 3, 3), backend='cpu')
     with pytest.raises(ValueError, match='not enough values to unpack'): run_kernel(resize_nearest_fixed_dma_kernel, X, (2, 3, 3), backend='cpu')
-    with pytest.raises(AssertionError, match='proven range'): run_kernel(resize_nearest_exact_kernel, np.zeros((1, 1, 1, 1), np.float32), (1, 4096, 4096, 1), backend='cpu')
+    with pytest.raises(AssertionError, match='proven range'): run_kernel(resize_nearest_exact_kernel, np.zeros((1, 1, 1, 1), np.float32), (1, 70000, 2, 1), backend='cpu')
 
 def test_registry_and_grad_bad_input():
     inst = make_resize_instruction(X.shape, (3, 3))

@@ -33,13 +33,31 @@ def test_residue_counts_and_no_size_limit():
     with nki_cpu.counting() as c: resize_nearest(x, (768, 768), variant='residue', backend='cpu')
     s = c.summary()
     assert s['dma_transfers'] == 9 and s['compute_instructions'] == 0
-    big = np.arange(65535, dtype=np.uint16).reshape(1, 1, 65535, 1)          # 65535 -> 1 and back: no float32 anywhere
-    with pytest.raises(ValueError, match='proven range'): resize_nearest(big, (1, 65535), variant='residue')   # the host still applies the exact variants' range (issue 12)
-    from resize_nearest.residue_kernel import resize_nearest_residue_kernel
-    from resize_nearest.backend import run_kernel
-    np.testing.assert_array_equal(run_kernel(resize_nearest_residue_kernel, big, (1, 1, 1, 1), backend='cpu'), big[:, :, :1])
-    small = np.arange(3, dtype=np.uint16).reshape(1, 1, 3, 1)
-    np.testing.assert_array_equal(run_kernel(resize_nearest_residue_kernel, small, (1, 1, 65535, 1), backend='cpu'), ref(small, (1, 65535)))
+
+
+@pytest.mark.parametrize('variant', ['exact', 'hoisted', 'strided', 'residue', 'auto'])
+def test_every_variant_at_the_axis_limit(variant):
+    "65535 -> 1 and 1 -> 65535, rows and columns, small channel counts; and three random shapes up to 4096."
+    rng = np.random.default_rng(7)
+    for x, out in [(np.arange(65535, dtype=np.uint16).reshape(1, 1, 65535, 1), (1, 1)), (np.arange(65535, dtype=np.uint16).reshape(1, 65535, 1, 1), (1, 1)),
+                   (np.arange(3, dtype=np.uint16).reshape(1, 1, 3, 1), (1, 65535)), (np.arange(3, dtype=np.uint16).reshape(1, 3, 1, 1), (65535, 1)),
+                   (np.arange(2 * 65535, dtype=np.int32).reshape(1, 2, 65535, 1), (3, 65533))]:
+        if variant == 'strided' and x.shape[2] % out[1] and out[1] % x.shape[2]: continue
+        np.testing.assert_array_equal(resize_nearest(x, out, variant=variant, backend='cpu'), ref(x, out))
+    for _ in range(3):
+        ih, iw, oh, ow = (int(v) for v in rng.integers(1, 4097, 4))
+        if ih * iw * oh * ow > 4096 ** 3 or (variant == 'exact' and oh * ow > 2**20): continue   # keep the interpreter fast
+        if variant == 'strided' and iw % ow and ow % iw: ow = iw
+        x = rng.integers(0, 255, (1, ih, iw, 1)).astype(np.uint8)
+        np.testing.assert_array_equal(resize_nearest(x, (oh, ow), variant=variant, backend='cpu'), ref(x, (oh, ow)))
+
+@pytest.mark.parametrize('variant, in_hw, out_hw', [('hoisted', (4320, 7680), (2160, 3840)), ('strided', (4320, 7680), (2160, 3840)),
+                                                    ('residue', (4320, 7680), (2160, 3840)), ('strided', (2160, 3840), (4320, 7680)),
+                                                    ('residue', (2160, 3840), (4320, 7680))])
+def test_4k_sizes(variant, in_hw, out_hw):
+    "Full images; the flat exact kernel is checked at these sizes tile by tile in chapter 03 (a full image would take minutes here)."
+    x = (np.arange(in_hw[0] * in_hw[1], dtype=np.int64) % 65521).astype(np.uint16).reshape(1, *in_hw, 1)
+    np.testing.assert_array_equal(resize_nearest(x, out_hw, variant=variant, backend='cpu'), ref(x, out_hw))
 
 def test_strided_all_integer_width_ratios():
     rng = np.random.default_rng(1)
