@@ -14,6 +14,7 @@ from .backend import run_kernel
 from .nki_cpu import OutOfBoundsError
 from .gather_kernels import resize_nearest_exact_kernel, resize_nearest_fixed_dma_kernel
 from .api import resize_nearest_reference, kernel_for_variant
+from .row_kernels import width_ratio
 
 def _index_image(in_hw): return np.arange(in_hw[0] * in_hw[1], dtype=np.float32).reshape(in_hw)
 
@@ -77,7 +78,7 @@ def kernel_sweep(max_size:int=32, variants=('exact', 'as_compiled'), progress:bo
         x = np.arange(i * i, dtype=np.int32).reshape(1, i, i, 1)
         ref = resize_nearest_reference(x, (o, o))
         for v in variants:
-            if v == 'strided' and i % o and o % i: res[v][i - 1, o - 1] = -1; continue   # no integer width ratio
+            if v == 'strided' and width_ratio(i, o)[0] == 'none': res[v][i - 1, o - 1] = -1; continue
             try: y = run_kernel(kernel_for_variant(v, i, o), x, (1, o, o, 1), backend='cpu')
             except OutOfBoundsError:                        # the as-compiled map left the image: every pixel counts as wrong
                 if v != 'as_compiled': raise

@@ -81,7 +81,11 @@ def test_predicted_counts_equal_measured(x_shape, out_hw):
         assert {k: m[k] for k in p} == p, v
 
 def test_auto_choice():
-    assert choose_variant((1, 256, 256, 64), (512, 512)) == 'residue'      # 4 copies
-    assert choose_variant((1, 512, 512, 64), (768, 768)) == 'residue'      # 9 copies
-    assert choose_variant((10, 30, 20, 64), (59, 38)) == 'exact'           # coprime: 2242 one-pixel copies would be smaller than 32 KiB
-    assert choose_variant((1, 128, 128, 1), (192, 192)) == 'exact'          # 9 copies of 16 KiB: below 32 KiB, so not residue
+    "auto takes the lowest modelled trn2 time (chapter 06), ties to fewer DMA transfers."
+    from resize_nearest.cost_model import predict_time
+    assert choose_variant((1, 512, 512, 64), (768, 768)) == 'hoisted'       # re-stores repeated rows: fewer bytes read
+    assert choose_variant((1, 1080, 1920, 64), (720, 1280)) == 'residue'    # ties the gathers on time, 4 DMAs
+    assert choose_variant((10, 30, 20, 64), (59, 38)) == 'exact'            # coprime: residue copies would be one pixel each
+    for shape, out in [((1, 512, 512, 64), (768, 768)), ((2, 224, 224, 3), (192, 192)), ((1, 7, 7, 8), (41, 41))]:
+        best = min(predict_time(v, shape, out)['seconds'] for v in ('exact', 'hoisted', 'residue'))
+        assert predict_time(choose_variant(shape, out), shape, out)['seconds'] == best
