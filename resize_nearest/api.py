@@ -15,11 +15,12 @@ from .graph import exact_range_problems, F32_EXACT
 from .gather_kernels import resize_nearest_fixed_dma_kernel, resize_nearest_exact_kernel
 from .row_kernels import resize_nearest_hoisted_kernel, resize_nearest_strided_kernel, width_ratio
 from .residue_kernel import resize_nearest_residue_kernel
+from .rowgather_kernel import resize_nearest_rowgather_kernel, rowgather_fits
 from .cost_model import choose_variant
 
 # %% ../nbs/07_api.ipynb #07-006
 SUPPORTED_DTYPES = tuple(np.dtype(d) for d in ('float32', 'float16', 'int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32')) + (np.dtype(ml_dtypes.bfloat16),)
-VARIANTS = ('exact', 'as_compiled', 'hoisted', 'strided', 'residue', 'auto')
+VARIANTS = ('exact', 'as_compiled', 'hoisted', 'strided', 'residue', 'rowgather', 'auto')
 CHUNK = 1 << 18          # output pixels per host-side chunk (a few MiB of int64 indices)
 
 def check_image(x, out_hw, name='x'):
@@ -95,7 +96,8 @@ def resize_nearest_reference(x:np.ndarray,   # NHWC input
 
 # %% ../nbs/07_api.ipynb #07-013
 KERNELS = {'exact': resize_nearest_exact_kernel, 'as_compiled': resize_nearest_fixed_dma_kernel,
-           'hoisted': resize_nearest_hoisted_kernel, 'strided': resize_nearest_strided_kernel, 'residue': resize_nearest_residue_kernel}
+           'hoisted': resize_nearest_hoisted_kernel, 'strided': resize_nearest_strided_kernel, 'residue': resize_nearest_residue_kernel,
+           'rowgather': resize_nearest_rowgather_kernel}
 
 def kernel_for_variant(variant:str, in_w:int=1, out_w:int=1):
     "The kernel function of a concrete variant for these widths; refuses a strided resize without an integer width ratio."
@@ -117,6 +119,8 @@ def prepare_resize(x, out_hw, variant:str='exact', stacklevel:int=3):
         if problems: raise ValueError(f'x of shape {x.shape} -> out_hw {out_hw} is outside the proven range of the exact variants: {"; ".join(problems)}')
     if variant == 'auto': variant = choose_variant(x.shape, out_hw)
     kernel = kernel_for_variant(variant, in_hw[1], out_hw[1])           # refuses a strided resize without an integer width ratio
+    if variant == 'rowgather' and not rowgather_fits(in_hw[1], out_hw[1], c, x.itemsize):
+        raise ValueError(f"variant 'rowgather' needs (in_w + out_w) * channels * itemsize <= 160 KiB (one SBUF partition); got {in_hw[1]}, {out_hw[1]}, {c} channels of {x.itemsize} bytes")
     if variant == 'as_compiled':
         check_as_compiled(in_hw, out_hw)
         n_bad = as_compiled_wrong_pixels(in_hw, out_hw)
@@ -129,7 +133,7 @@ def prepare_resize(x, out_hw, variant:str='exact', stacklevel:int=3):
 def resize_nearest(x:np.ndarray,            # NHWC input (not modified)
                    out_hw,                   # (out_h, out_w), positive integers
                    *,
-                   variant:str='exact',      # 'exact', 'as_compiled', 'hoisted', 'strided', 'residue' or 'auto'
+                   variant:str='exact',      # 'exact', 'as_compiled', 'hoisted', 'strided', 'residue', 'rowgather' or 'auto'
                    backend:str='auto'        # 'auto', 'cpu' (interpreter), 'nki' (device) or 'nki-sim'
                   )->np.ndarray:             # NHWC output, a new array
     "Nearest-neighbour resize (asymmetric coordinates, floor rounding) through an NKI kernel."

@@ -108,7 +108,7 @@ def sweep_estimate(max_size:int)->float:
 # %% ../nbs/15_cli.ipynb #15-007-2
 SHIPPED_KERNELS = ('resize_nearest.gather_kernels:resize_nearest_fixed_dma_kernel', 'resize_nearest.gather_kernels:resize_nearest_exact_kernel',
                    'resize_nearest.row_kernels:resize_nearest_hoisted_kernel', 'resize_nearest.row_kernels:resize_nearest_strided_kernel',
-                   'resize_nearest.residue_kernel:resize_nearest_residue_kernel')
+                   'resize_nearest.residue_kernel:resize_nearest_residue_kernel', 'resize_nearest.rowgather_kernel:resize_nearest_rowgather_kernel')
 
 def _resolve(target:str):
     "The function named by 'module:function' (the current folder importable), or a usage error."

@@ -11,8 +11,9 @@ import numpy as np
 from .gather_kernels import TILE, TILE_FREE_BYTES
 from .row_kernels import width_ratio
 from .residue_kernel import residue_plan
+from .rowgather_kernel import rowgather_fits
 
-PER_TILE = {'as_compiled': 32, 'exact': 30, 'hoisted': 10, 'strided': 0, 'residue': 0}
+PER_TILE = {'as_compiled': 32, 'exact': 30, 'hoisted': 10, 'strided': 0, 'residue': 0, 'rowgather': 10}
 EXACT_WIDE = 37               # the exact graph's instructions per tile when out_w > 128 (a tile spans two rows)
 IDEAL_DMA_BYTES = 32 * 1024   # 'the transfer size on Trainium/Inferentia2 should be larger than 32KiB' (nki_perf_guide.rst, Opt #9)
 
@@ -37,6 +38,12 @@ def predict_counts(variant:str, x_shape, out_hw, dtype=np.float32)->dict:
         gathered = b * src_rows * cols
     elif variant == 'residue':                                      # q_h*q_w affine HBM-to-HBM copies, nothing computed
         compute, transfers, gathered = 0, residue_plan(ih, oh)[2] * residue_plan(iw, ow)[2], 0
+    elif variant == 'rowgather':                                    # per 128 output rows: one row gather, q_w engine copies, one store
+        if not rowgather_fits(iw, ow, c, np.dtype(dtype).itemsize): raise ValueError(f'rowgather needs (in_w + out_w) * C * itemsize <= 160 KiB, got {iw}, {ow}, {c}')
+        tiles = -(-oh // TILE)
+        compute, transfers, gathered = tiles * (PER_TILE['rowgather'] + b * residue_plan(iw, ow)[2]), 2 * b * tiles, b * oh * iw
+        return dict(compute_instructions=compute, dma_transfers=transfers,
+                    dma_bytes=(gathered + b * oh * ow) * c * np.dtype(dtype).itemsize)
     else: raise ValueError(f"variant must be one of {tuple(PER_TILE)}, got {variant!r}")
     itemsize = np.dtype(dtype).itemsize
     return dict(compute_instructions=compute, dma_transfers=transfers,
@@ -74,6 +81,7 @@ def predict_time(variant:str, x_shape, out_hw, dtype=np.float32, chip:str='trn2'
 def choose_variant(x_shape, out_hw, dtype=np.float32, chip:str='trn2')->str:
     "The exact variant with the lowest modelled time on `chip`; ties go to fewer DMA transfers, then fewer compute instructions."
     options = ['exact', 'hoisted', 'residue'] + (['strided'] if width_ratio(x_shape[2], out_hw[1])[0] != 'none' else [])
+    options += ['rowgather'] if rowgather_fits(x_shape[2], out_hw[1], x_shape[3], np.dtype(dtype).itemsize) else []
     def key(v):
         c = predict_counts(v, x_shape, out_hw, dtype)
         return (round(predict_time(v, x_shape, out_hw, dtype, chip)['seconds'], 12), c['dma_transfers'], c['compute_instructions'])

@@ -15,7 +15,7 @@ def test_neuron_check_script(tmp_path):
     report = json.loads(rep.read_text())
     assert report['nki_version'] == '0.3.0+standin' and report['NKI_PRECISE_FP'] == '1'
     rows = report['rows']
-    assert len(rows) >= 30 and {x['variant'] for x in rows} == {'as_compiled', 'exact', 'hoisted', 'strided', 'residue', 'auto'}
+    assert len(rows) >= 30 and {x['variant'] for x in rows} == {'as_compiled', 'exact', 'hoisted', 'strided', 'residue', 'rowgather', 'auto'}
     for x in rows:
         if x['case'] == 'out of bounds':
             assert x['status'] == 'expected-oob' and 'OutOfBoundsError' in x['interpreter'] and x['device'].startswith('error:')

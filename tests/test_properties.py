@@ -17,7 +17,7 @@ def ref_from_map(x, out_hw, li):
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(b=st.integers(1, 3), ih=sizes, iw=sizes, oh=sizes, ow=sizes, c=st.integers(1, 4), dt=st.sampled_from(DTYPES),
-       variant=st.sampled_from(['exact', 'hoisted', 'residue', 'auto']), seed=st.integers(0, 2**32 - 1))
+       variant=st.sampled_from(['exact', 'hoisted', 'residue', 'rowgather', 'auto']), seed=st.integers(0, 2**32 - 1))
 def test_exact_variants_equal_integer_map(b, ih, iw, oh, ow, c, dt, variant, seed):
     x = np.random.default_rng(seed).integers(0, 256, (b, ih, iw, c * np.dtype(dt).itemsize), dtype=np.uint8).view(dt)
     before = x.copy()

@@ -35,7 +35,7 @@ def test_residue_counts_and_no_size_limit():
     assert s['dma_transfers'] == 9 and s['compute_instructions'] == 0
 
 
-@pytest.mark.parametrize('variant', ['exact', 'hoisted', 'strided', 'residue', 'auto'])
+@pytest.mark.parametrize('variant', ['exact', 'hoisted', 'strided', 'residue', 'rowgather', 'auto'])
 def test_every_variant_at_the_axis_limit(variant):
     "65535 -> 1 and 1 -> 65535, rows and columns, small channel counts; and three random shapes up to 4096."
     rng = np.random.default_rng(7)
@@ -43,11 +43,15 @@ def test_every_variant_at_the_axis_limit(variant):
                    (np.arange(3, dtype=np.uint16).reshape(1, 1, 3, 1), (1, 65535)), (np.arange(3, dtype=np.uint16).reshape(1, 3, 1, 1), (65535, 1)),
                    (np.arange(2 * 65535, dtype=np.int32).reshape(1, 2, 65535, 1), (3, 65533))]:
         if variant == 'strided' and x.shape[2] % out[1] and out[1] % x.shape[2]: continue
+        if variant == 'rowgather' and (x.shape[2] + out[1]) * x.itemsize > 160 * 1024:
+            with pytest.raises(ValueError, match="variant 'rowgather' needs"): resize_nearest(x, out, variant=variant)
+            continue
         np.testing.assert_array_equal(resize_nearest(x, out, variant=variant, backend='cpu'), ref(x, out))
     for _ in range(3):
         ih, iw, oh, ow = (int(v) for v in rng.integers(1, 4097, 4))
         if ih * iw * oh * ow > 4096 ** 3 or (variant == 'exact' and oh * ow > 2**20): continue   # keep the interpreter fast
         if variant == 'strided' and iw % ow and ow % iw: ow = iw
+        if variant == 'rowgather' and iw + ow > 160 * 1024: continue
         x = rng.integers(0, 255, (1, ih, iw, 1)).astype(np.uint8)
         np.testing.assert_array_equal(resize_nearest(x, (oh, ow), variant=variant, backend='cpu'), ref(x, (oh, ow)))
 
@@ -85,7 +89,35 @@ def test_auto_choice():
     from resize_nearest.cost_model import predict_time
     assert choose_variant((1, 512, 512, 64), (768, 768)) == 'hoisted'       # re-stores repeated rows: fewer bytes read
     assert choose_variant((1, 1080, 1920, 64), (720, 1280)) == 'residue'    # ties the gathers on time, 4 DMAs
-    assert choose_variant((10, 30, 20, 64), (59, 38)) == 'exact'            # coprime: residue copies would be one pixel each
+    assert choose_variant((10, 30, 20, 64), (59, 38)) == 'rowgather'        # rows read once, columns mapped on chip
     for shape, out in [((1, 512, 512, 64), (768, 768)), ((2, 224, 224, 3), (192, 192)), ((1, 7, 7, 8), (41, 41))]:
-        best = min(predict_time(v, shape, out)['seconds'] for v in ('exact', 'hoisted', 'residue'))
+        best = min(predict_time(v, shape, out)['seconds'] for v in ('exact', 'hoisted', 'residue', 'rowgather') if v != 'rowgather' or shape[2] * shape[3] < 20000)
         assert predict_time(choose_variant(shape, out), shape, out)['seconds'] == best
+
+
+def test_rowgather_small_channels():
+    "Every square pair 1..48 (RGB uint8), and the issue's shape: descriptors of >= 512 bytes carry >= 95% of the bytes."
+    from resize_nearest import nki_cpu
+    rng = np.random.default_rng(9)
+    for i in range(1, 49, 1):
+        x = rng.integers(0, 255, (2, i, i, 3)).astype(np.uint8)
+        for o in range(1, 49, 1):
+            np.testing.assert_array_equal(resize_nearest(x, (o, o), variant='rowgather', backend='cpu'), ref(x, (o, o)))
+    x = rng.integers(0, 255, (1, 1080, 1920, 3)).astype(np.uint8)
+    with nki_cpu.counting() as c: y = resize_nearest(x, (720, 1280), variant='rowgather', backend='cpu')
+    s = c.summary()
+    np.testing.assert_array_equal(y, ref(x, (720, 1280)))
+    assert s['dma_bytes_in_512B_descriptors'] >= 0.95 * s['dma_bytes'] and s['dma_transfers'] == 12
+    p = predict_counts('rowgather', x.shape, (720, 1280), np.uint8)
+    assert {k: s[k] for k in p} == p
+    with pytest.raises(ValueError, match="variant 'rowgather' needs"): resize_nearest(np.zeros((1, 4, 40000, 3), np.uint8), (4, 30000), variant='rowgather')
+
+@pytest.mark.parametrize('variant', ['hoisted', 'strided', 'auto'])
+def test_every_square_pair_to_48(variant):
+    "n x n -> m x m for every n, m in 1..48 (strided: the pairs with an integer ratio), against Python-integer indexing."
+    rng = np.random.default_rng(11)
+    for i in range(1, 49):
+        x = rng.integers(0, 2**15, (1, i, i, 2)).astype(np.int16)
+        for o in range(1, 49):
+            if variant == 'strided' and i % o and o % i: continue
+            np.testing.assert_array_equal(resize_nearest(x, (o, o), variant=variant, backend='cpu'), ref(x, (o, o)))

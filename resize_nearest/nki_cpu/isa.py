@@ -187,7 +187,8 @@ def _bulk_copy(dst, src, name)->bool:
     _strided(dst.storage.written, do, dd)[...] = True
     total = int(np.prod([n for _, n in sd]))
     run = min(_contiguous_run(sd), _contiguous_run(dd))
-    STATS.record_dma(total // run, total * src.dtype.itemsize, indirect=False, name=name)
+    nbytes = total * src.dtype.itemsize
+    STATS.record_dma(total // run, nbytes, nbytes if run * src.dtype.itemsize >= 512 else 0, indirect=False, name=name)
     return True
 
 def dma_copy(dst, src, oob_mode=oob_mode.error, dge_mode=dge_mode.unknown, engine=engine.unknown, name=None):
@@ -211,18 +212,13 @@ def dma_copy(dst, src, oob_mode=oob_mode.error, dge_mode=dge_mode.unknown, engin
     v = read(src, si2)
     if src.dtype != dst.dtype: v = cast_to(to_f32(v), dst.dtype)
     write(dst, v, di2)
-    STATS.record_dma(_runs(si2, di2, src, dst), si2.size * src.dtype.itemsize,
+    runs = _run_lengths(si2, di2) * src.dtype.itemsize
+    STATS.record_dma(runs.size, si2.size * src.dtype.itemsize, int(runs[runs >= 512].sum()),
                      indirect=svalid is not None or dvalid is not None, name=name)
 
-def _inner_unit(x):
-    "True when the innermost dimension of a side advances one element at a time."
-    return (x.pattern[-1][0] == 1) if isinstance(x, AccessPattern) else (x.strides[-1] == 1)
-
-def _runs(s, d, src, dst)->int:
-    "Contiguous runs where both source and destination addresses advance by one (the DMA descriptors)."
-    if s.size == 0: return 0
-    if _inner_unit(src) and _inner_unit(dst) and s.shape[-1] == d.shape[-1] and s.ndim == d.ndim == 2:
-        # rows are contiguous on both sides: only row boundaries can start a new run
-        return 1 + int(np.count_nonzero((s[1:, 0] != s[:-1, -1] + 1) | (d[1:, 0] != d[:-1, -1] + 1)))
+def _run_lengths(s, d)->np.ndarray:
+    "Lengths (elements) of the runs in which both source and destination addresses advance by one: the DMA descriptors."
     s, d = s.reshape(-1), d.reshape(-1)
-    return 1 + int(np.count_nonzero((np.diff(s) != 1) | (np.diff(d) != 1)))
+    if s.size == 0: return np.zeros(0, dtype=np.int64)
+    starts = np.r_[0, np.flatnonzero((np.diff(s) != 1) | (np.diff(d) != 1)) + 1]
+    return np.diff(np.r_[starts, s.size])

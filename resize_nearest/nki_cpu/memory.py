@@ -49,12 +49,14 @@ class Stats:
     def reset(self, trace:bool=False):
         "Zero all counters; with `trace=True` also record every instruction."
         self.instructions, self.dma_transfers, self.dma_descriptors, self.dma_bytes = Counter(), 0, 0, 0
+        self.dma_bytes_large = 0      # bytes carried by descriptors (contiguous runs) of at least 512 bytes
         self.trace = [] if trace else None
     def record(self, engine, kind, **info):
         self.instructions[(engine, kind)] += 1
         if self.trace is not None: self.trace.append(dict(engine=engine, kind=kind, **info))
-    def record_dma(self, descriptors, nbytes, **info):
+    def record_dma(self, descriptors, nbytes, large_bytes=0, **info):
         self.dma_transfers += 1; self.dma_descriptors += int(descriptors); self.dma_bytes += int(nbytes)
+        self.dma_bytes_large += int(large_bytes)
         self.record('dma', 'dma_copy', descriptors=int(descriptors), bytes=int(nbytes), **info)
     def summary(self)->dict:
         "Plain-dict snapshot: totals per engine, per (engine, kind), and the DMA figures."
@@ -62,12 +64,14 @@ class Stats:
         for (e, _), n in self.instructions.items(): per_engine[e] += n
         return dict(per_engine=dict(per_engine), per_kind={f'{e}.{k}': n for (e, k), n in sorted(self.instructions.items())},
                     compute_instructions=sum(n for e, n in per_engine.items() if e != 'dma'),
-                    dma_transfers=self.dma_transfers, dma_descriptors=self.dma_descriptors, dma_bytes=self.dma_bytes)
+                    dma_transfers=self.dma_transfers, dma_descriptors=self.dma_descriptors, dma_bytes=self.dma_bytes,
+                    dma_bytes_in_512B_descriptors=self.dma_bytes_large)
 
     def merge(self, other:'Stats'):
         "Add another Stats' counts (and trace) to these."
         self.instructions.update(other.instructions)
         self.dma_transfers += other.dma_transfers; self.dma_descriptors += other.dma_descriptors; self.dma_bytes += other.dma_bytes
+        self.dma_bytes_large += other.dma_bytes_large
         if self.trace is not None and other.trace is not None: self.trace.extend(other.trace)
 
 class _ThreadStats(threading.local):
