@@ -65,7 +65,8 @@ def api_page(modname:str)->str:
                     lines.append(f"| `{k}` | {str(anno).replace('|', '/')} | `{default}` | {(v.get('docment') or '').replace('|', '/')} |")
                 lines.append('')
         else:
-            lines += [f'## `{name}`', '', f'`{name} = {repr(obj)[:200]}`', '']
+            shown = f'module {obj.__name__}' if inspect.ismodule(obj) else repr(obj)[:200]   # no machine paths in the site
+            lines += [f'## `{name}`', '', f'`{name} = {shown}`', '']
     return '\n'.join(lines)
 
 def modules()->list:
