@@ -130,7 +130,7 @@ def lint(targets=SHIPPED_KERNELS)->int:
         if problems:
             failed += 1
             print(f'FAIL {target}: {len(problems)} construct{"s" * (len(problems) > 1)} the NKI 0.3 compiler refuses')
-            for p in problems: print(f'  {p}')
+            for p in problems: print(f'  {os.path.relpath(p.file)}:{p.line}: in {p.function}: {p.message}')   # paths relative to here
         else: print(f'ok   {target} ({len(seen)} functions checked: {", ".join(f.__name__ for f in seen)})')
     return 1 if failed else 0
 
