@@ -14,7 +14,7 @@ from .index_map import load_indices, check_shape, MAX_INDEX
 from .graph import exact_range_problems, F32_EXACT
 from .gather_kernels import resize_nearest_fixed_dma_kernel, resize_nearest_exact_kernel
 from .row_kernels import resize_nearest_hoisted_kernel, resize_nearest_strided_kernel, width_ratio
-from .residue_kernel import resize_nearest_residue_kernel
+from .residue_kernel import resize_nearest_residue_kernel, residue_plan
 from .rowgather_kernel import resize_nearest_rowgather_kernel, rowgather_fits
 from .cost_model import choose_variant
 
@@ -120,7 +120,9 @@ def prepare_resize(x, out_hw, variant:str='exact', stacklevel:int=3):
     if variant == 'auto': variant = choose_variant(x.shape, out_hw)
     kernel = kernel_for_variant(variant, in_hw[1], out_hw[1])           # refuses a strided resize without an integer width ratio
     if variant == 'rowgather' and not rowgather_fits(in_hw[1], out_hw[1], c, x.itemsize):
-        raise ValueError(f"variant 'rowgather' needs (in_w + out_w) * channels * itemsize <= 160 KiB (one SBUF partition); got {in_hw[1]}, {out_hw[1]}, {c} channels of {x.itemsize} bytes")
+        g_w = residue_plan(in_hw[1], out_hw[1])[0]
+        raise ValueError(f"variant 'rowgather' needs one column period, (p_w + q_w) * channels * itemsize bytes, within 160 KiB of an SBUF partition; "
+                         f"got widths {in_hw[1]} -> {out_hw[1]} (p_w + q_w = {(in_hw[1] + out_hw[1]) // g_w}), {c} channels of {x.itemsize} bytes")
     if variant == 'as_compiled':
         check_as_compiled(in_hw, out_hw)
         n_bad = as_compiled_wrong_pixels(in_hw, out_hw)

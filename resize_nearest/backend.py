@@ -85,10 +85,14 @@ def _rebind(fn, repl, memo):
         if _uses_nki(v): g[name] = _rebind(v, repl, memo)
     return new
 
+_BOUND = {}   # (kernel function, backend modules) -> rebound function: rebinding copies module globals, so do it once
+
 def bind(fn, backend:str='auto'):
     "`fn` (a plain kernel function) with its NKI globals, and its helpers', pointing at `backend`."
-    m = modules(backend)
-    return _rebind(getattr(fn, 'func', fn), dict(nki=m[0], nl=m[1], nisa=m[2]), {})
+    m, fn = modules(backend), getattr(fn, 'func', fn)
+    key = (fn, *m)
+    if key not in _BOUND: _BOUND[key] = _rebind(fn, dict(nki=m[0], nl=m[1], nisa=m[2]), {})
+    return _BOUND[key]
 
 def run_kernel(fn, *args, backend:str='auto', **kwargs):
     "Run kernel function `fn` on NumPy inputs with the chosen backend; returns NumPy outputs."

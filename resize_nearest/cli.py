@@ -98,7 +98,7 @@ def sweep(max_size:int=24, fig_dir='.', progress:bool=None)->dict:
     if res['exact'].any(): raise SystemExit('sweep FAILED: the exact kernel differs from the integer map')
     return res
 
-SECONDS_PER_PAIR, SECONDS_PER_TILE = 0.004, 0.0014   # fitted to sweep(8/16/24) on the development machine (2 cores)
+SECONDS_PER_PAIR, SECONDS_PER_TILE = 0.0004, 0.00085   # fitted to kernel_sweep(8/16/24/32) on the development machine (2 cores)
 
 def sweep_estimate(max_size:int)->float:
     "Estimated seconds of sweep(max_size) on the interpreter: a cost per size pair plus one per 128-pixel tile."

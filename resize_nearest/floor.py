@@ -26,6 +26,8 @@ def rne_cast_int(x,                 # float values (any float dtype; computed as
     if dt.kind not in 'iu': raise TypeError(f"dtype must be an integer dtype, got {dt}")
     r = np.rint(_as_float(x))                   # exact round-half-even in the input's own precision
     info, ft = np.iinfo(dt), r.dtype.type
+    if r.size and info.min <= r.min() and r.max() <= info.max // 2:   # the common case, in range and no NaN: a plain cast
+        return r.astype(dt)
     hi = np.nextafter(ft(info.max) + ft(1), ft(0))   # largest float of r's type that fits below max+1
     with np.errstate(invalid='ignore'):
         out = np.clip(r, info.min, hi).astype(dt)

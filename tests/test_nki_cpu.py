@@ -108,3 +108,37 @@ def test_jit_copies_inputs_and_checks_outputs():
         nisa.dma_copy(dst=o[0:1], src=t[0:1]); return o                 # writes only row 0
     a = np.ones((2, 2), np.float32)
     with pytest.raises(UninitializedReadError): nki.jit(k)(a)
+
+@pytest.mark.parametrize('channels, cc, oob', [(3, 3, 'error'), (5, 2, 'error'), (4, 4, 'skip')])
+def test_bulk_gather_equals_the_element_path(channels, cc, oob, monkeypatch):
+    "The fast row gather (whole pieces by NumPy fancy indexing) moves the same values and counts the same descriptors as the element-by-element path."
+    rng = np.random.default_rng(3)
+    table = from_numpy(rng.random((50, channels), dtype=np.float32))
+    rows = np.r_[np.arange(10, 20), [3, 3, 4, 5, 49, 0, 1], rng.integers(0, 50, 20)].reshape(-1, 1)
+    if oob == 'skip': rows[[2, 30], 0] = [60, -1]
+    results = []
+    for fast in (True, False):
+        if not fast: monkeypatch.setattr(nisa, '_bulk_gather', lambda *a: False)      # force the element path
+        idx = tile(rows.astype(np.int32), np.int32)
+        dst = out((rows.shape[0], cc), np.float32)
+        if oob == 'skip': nisa.memset(dst, 0.0)
+        with nki.counting() as c:
+            nisa.dma_copy(dst=dst, src=table.ap([[channels, rows.shape[0]], [1, cc]], offset=1 if cc < channels else 0, vector_offset=idx, indirect_dim=0),
+                          oob_mode=nisa.oob_mode.skip if oob == 'skip' else nisa.oob_mode.error)
+        s = c.summary()
+        results.append((read(dst).copy(), s['dma_descriptors'], s['descriptor_bytes'], s['dma_bytes']))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    assert results[0][1:] == results[1][1:] and results[0][1] > 1
+
+def test_inputs_are_shared_read_only_and_never_modified():
+    "A kernel input is not copied on the way in, and a kernel that writes into it gets its own copy: the caller's array is unchanged."
+    def scribble(a):
+        t = nl.ndarray((2, 3), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.memset(t, 7.0)
+        nisa.dma_copy(dst=a, src=t)
+        return a
+    x = np.arange(6, dtype=np.float32).reshape(2, 3); x0 = x.copy()
+    t = from_numpy(x)
+    assert np.shares_memory(t.storage.data, x) and not t.storage.data.flags.writeable
+    y = nki.jit(scribble)(x)
+    np.testing.assert_array_equal(x, x0); np.testing.assert_array_equal(y, np.full((2, 3), 7.0))

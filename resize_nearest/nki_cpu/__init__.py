@@ -6,7 +6,7 @@
 __all__ = ['Kernel', 'jit', 'simulate', 'reset_stats', 'stats', 'counting']
 
 # %% ../../nbs/02e_nki_runtime.ipynb #02e-004-s0
-import functools, contextlib, numpy as np
+import functools, contextlib, weakref, numpy as np
 from . import memory, isa, language, frontend
 from .frontend import check_kernel, NkiSubsetError
 from .memory import (Tensor, STATS, NkiError, OutOfBoundsError, UninitializedReadError,
@@ -14,9 +14,15 @@ from .memory import (Tensor, STATS, NkiError, OutOfBoundsError, UninitializedRea
 
 __version__ = 'nki_cpu (resize_nearest interpreter of the NKI subset)'
 
-def _to_numpy(x):
-    if isinstance(x, Tensor): return read(x).reshape(x.shape).copy()
-    if isinstance(x, (tuple, list)): return type(x)(_to_numpy(v) for v in x)
+def _to_numpy(x, handed=None):
+    "Kernel results as NumPy arrays: a contiguous output's storage is handed over (it dies with the call), anything shared is copied."
+    handed = set() if handed is None else handed
+    if isinstance(x, Tensor):
+        v = read(x).reshape(x.shape)
+        if not v.flags.writeable or id(x.storage) in handed: return v.copy()   # an input (read-only), or a storage already returned
+        handed.add(id(x.storage))
+        return v if v.base is not None and v.size == x.storage.data.size else v.copy()
+    if isinstance(x, (tuple, list)): return type(x)(_to_numpy(v, handed) for v in x)
     return x
 
 def _arg(a, i):
@@ -24,16 +30,18 @@ def _arg(a, i):
     if type(a).__module__.startswith('torch'): return from_numpy(a.detach().cpu().numpy(), name=f'arg{i}')
     return a
 
+_CHECKED = weakref.WeakSet()   # kernel functions the front end has accepted (checked once, like a compile cache)
+
 class Kernel:
     "A kernel function prepared for the interpreter (what `nki.jit` / `nki.simulate` return)."
     def __init__(self, func, mode='auto', **options):
-        self.func, self.mode, self.options, self.checked = func, mode, options, False
+        self.func, self.mode, self.options = func, mode, options
         functools.update_wrapper(self, func)
     def __getitem__(self, lnc):
         if lnc not in (1, 2): raise ValueError(f'launch degree (LNC) must be 1 or 2, got {lnc!r}')
         return self
     def __call__(self, *args, **kwargs):
-        if not self.checked: check_kernel(self.func); self.checked = True    # what the compiler's front end refuses
+        if self.func not in _CHECKED: check_kernel(self.func); _CHECKED.add(self.func)   # what the compiler's front end refuses
         for name, a in list(enumerate(args)) + list(kwargs.items()):
             if isinstance(a, list): raise NkiSubsetError(f'kernel argument {name} of {self.__name__} is a list; NKI 0.3 takes tuples')
         return _to_numpy(self.func(*(_arg(a, i) for i, a in enumerate(args)), **kwargs))

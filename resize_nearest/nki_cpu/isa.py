@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['OPS', 'engine', 'oob_mode', 'dge_mode', 'to_f32', 'cast_to', 'Op', 'iota', 'tensor_scalar', 'tensor_tensor',
-           'tensor_copy', 'memset', 'dma_copy']
+           'tensor_copy', 'memset', 'nc_n_gather', 'dma_copy']
 
 # %% ../../nbs/02b_nki_isa.ipynb #02b-003
 import numpy as np
@@ -27,6 +27,7 @@ def cast_to(v, dtype)->np.ndarray:
     "Cast ALU results (float32) to a destination dtype the way the hardware writes them."
     dt = np.dtype(dtype)
     v = np.asarray(v)
+    if dt == float32 and v.dtype == float32: return v
     if dt.kind in 'iu': return rne_cast_int(v.astype(np.float32) if v.dtype.kind == 'b' else v, dt)
     if dt.kind == 'b': return v != 0
     return v.astype(np.float32).astype(dt)
@@ -85,7 +86,7 @@ def iota(dst, pattern, offset=0, channel_multiplier=0, name=None):
     v = int(offset) + np.arange(dst.shape[0], dtype=np.int64)[:, None] * int(channel_multiplier) + v.reshape(1, -1)
     v = v.astype(np.int32)                                               # 32-bit integer arithmetic
     write(dst, v if dst.dtype == int32 else cast_to(to_f32(v), dst.dtype))
-    STATS.record('gpsimd', 'iota', shape=dst.shape, name=name)
+    STATS.record('gpsimd', 'iota', elements=dst.size, shape=dst.shape, name=name)
 
 # %% ../../nbs/02b_nki_isa.ipynb #02b-010-s5
 def _operand(x, dst, arg):
@@ -106,9 +107,10 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
     for op, operand, rev, arg in ((op0, operand0, reverse0, 'op0'), (op1, operand1, reverse1, 'op1')):
         if op is None and arg == 'op1': break
         op, b = _op(op, arg), _operand(operand, dst, arg.replace('op', 'operand'))
-        r = (op.fn(b, r) if rev else op.fn(r, b)).astype(np.float32)
+        r = op.fn(b, r) if rev else op.fn(r, b)
+        if r.dtype != float32: r = r.astype(np.float32)
     write(dst, cast_to(r, dst.dtype))
-    STATS.record(_engine(engine, 'vector'), 'tensor_scalar', op=op0.name if isinstance(op0, Op) else op0, name=name)
+    STATS.record(_engine(engine, 'vector'), 'tensor_scalar', elements=dst.size, op=op0.name if isinstance(op0, Op) else op0, name=name)
 
 def _engine(e, default): return default if e in (None, engine.unknown, 0) else engine(e).name
 
@@ -121,7 +123,7 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None):
     ints = all(t.dtype in (int32, uint32) for t in (dst, data1, data2))
     if ints: write(dst, _int_exact(op, read(data1), read(data2), dst.dtype))
     else: write(dst, cast_to(op.fn(to_f32(read(data1)), to_f32(read(data2))), dst.dtype))
-    STATS.record(_engine(engine, 'gpsimd' if ints else 'vector'), 'tensor_tensor', op=op.name, name=name)
+    STATS.record(_engine(engine, 'gpsimd' if ints else 'vector'), 'tensor_tensor', elements=dst.size, op=op.name, name=name)
 
 # %% ../../nbs/02b_nki_isa.ipynb #02b-010-s11
 def tensor_copy(dst, src, engine=engine.unknown, name=None):
@@ -129,7 +131,7 @@ def tensor_copy(dst, src, engine=engine.unknown, name=None):
     _tile(dst, 'dst'); _tile(src, 'src'); _same_shape(dst, src, 'tensor_copy')
     v = read(src)
     write(dst, v if src.dtype == dst.dtype else cast_to(to_f32(v), dst.dtype))
-    STATS.record(_engine(engine, 'vector'), 'tensor_copy', name=name)
+    STATS.record(_engine(engine, 'vector'), 'tensor_copy', elements=dst.size, name=name)
 
 def memset(dst, value, engine=engine.unknown, name=None):
     "Fill a tile with `value` (an integer tile needs an integer value, as since NKI 0.3)."
@@ -138,7 +140,26 @@ def memset(dst, value, engine=engine.unknown, name=None):
         raise NkiError(f'memset of {dst.dtype} tile {dst.name!r} needs an integer value, got {value!r}')
     v = np.full(dst.shape, value, dtype=np.int64 if dst.dtype.kind in 'iu' else np.float64)
     write(dst, v.astype(dst.dtype) if dst.dtype.kind in 'iu' else cast_to(v.astype(np.float32), dst.dtype))
-    STATS.record(_engine(engine, 'vector'), 'memset', name=name)
+    STATS.record(_engine(engine, 'vector'), 'memset', elements=dst.size, name=name)
+
+# %% ../../nbs/02b_nki_isa.ipynb #02b-010-s11-2
+def nc_n_gather(dst, data, indices, name=None):
+    "dst[p, k] = data[p].flat[indices[p, k]]: a gather inside each partition on GpSimd (uint32 indices, bit-exact copy)."
+    for t, arg in ((dst, 'dst'), (data, 'data'), (indices, 'indices')):
+        _tile(t, arg)
+        if t.buffer.kind != 'sbuf': raise NkiError(f'nc_n_gather: {arg} must be in SBUF (GpSimd cannot access PSUM), got {t.buffer}')
+    if indices.dtype != uint32: raise NkiError(f'nc_n_gather: indices must be uint32, got {indices.dtype}')
+    if dst.dtype != data.dtype: raise NkiError(f'nc_n_gather: dst dtype {dst.dtype} must equal data dtype {data.dtype}')
+    p = data.shape[0]
+    if not dst.shape[0] == indices.shape[0] == p: raise NkiError(f'nc_n_gather: partition dimensions differ: dst {dst.shape}, data {data.shape}, indices {indices.shape}')
+    if dst.size != indices.size: raise NkiError(f'nc_n_gather: dst has {dst.size // p} elements per partition, indices {indices.size // p}')
+    idx = read(indices).reshape(p, -1).astype(np.int64)
+    per = data.size // p
+    if idx.size and (idx.min() < 0 or idx.max() >= per):
+        raise NkiError(f'nc_n_gather: index {int(idx.max() if idx.max() >= per else idx.min())} outside [0, {per}) of data {data.shape}')
+    v = np.take_along_axis(read(data).reshape(p, per), idx, axis=1)
+    write(dst, v.reshape(dst.shape))
+    STATS.record('gpsimd', 'nc_n_gather', elements=dst.size, name=name)
 
 # %% ../../nbs/02b_nki_isa.ipynb #02b-012
 def _side(x, arg):
@@ -163,7 +184,10 @@ def _extent_ok(x, off, dims, arg):
     if a < lo or b > hi: raise NkiError(f'access pattern of dma_copy {arg} at offset {off} leaves {base.name} (elements {lo}..{hi})')
 
 def _strided(arr, off, dims):
-    return np.lib.stride_tricks.as_strided(arr[off:], shape=[n for _, n in dims], strides=[s * arr.itemsize for s, _ in dims])
+    "A NumPy view of the pattern over flat `arr` (the extent is checked by the caller)."
+    shape, strides = [n for _, n in dims], [s * arr.itemsize for s, _ in dims]
+    if min(strides) >= 0: return np.ndarray(shape, arr.dtype, arr, off * arr.itemsize, strides)   # the cheap constructor
+    return np.lib.stride_tricks.as_strided(arr[off:], shape=shape, strides=strides)
 
 def _contiguous_run(dims)->int:
     "Elements per run where addresses advance by one: the product of the trailing dimensions that are contiguous."
@@ -179,23 +203,54 @@ def _bulk_copy(dst, src, name)->bool:
     if fs is None or fd is None or [n for _, n in fs[1]] != [n for _, n in fd[1]]: return False
     (so, sd), (do, dd) = fs, fd
     _extent_ok(src, so, sd, 'src'); _extent_ok(dst, do, dd, 'dst')
-    if not _strided(src.storage.written, so, sd).all():
-        raise UninitializedReadError(f'read of unwritten memory in {src.storage.name} ({src.storage.buffer}) by dma_copy')
+    src.storage.check_written(lambda w: _strided(w, so, sd), 'dma_copy')
     v = _strided(src.storage.data, so, sd)
     if src.dtype != dst.dtype: v = cast_to(to_f32(v), dst.dtype)
-    _strided(dst.storage.data, do, dd)[...] = v
-    _strided(dst.storage.written, do, dd)[...] = True
+    _strided(dst.storage.writable(), do, dd)[...] = v
+    dst.storage.mark_written(lambda w: _strided(w, do, dd))
     total = int(np.prod([n for _, n in sd]))
     run = min(_contiguous_run(sd), _contiguous_run(dd))
-    nbytes = total * src.dtype.itemsize
-    STATS.record_dma(total // run, nbytes, nbytes if run * src.dtype.itemsize >= 512 else 0, indirect=False, name=name)
+    STATS.record_dma({run * src.dtype.itemsize: total // run}, indirect=False, name=name)
+    return True
+
+def _bulk_gather(dst, src, oob, name)->bool:
+    "An indirect gather of contiguous row pieces into a contiguous tile, by NumPy fancy indexing over whole rows; False if not applicable."
+    if not isinstance(src, AccessPattern) or src.vector_offset is None or not isinstance(dst, Tensor) or not dst.contiguous: return False
+    inner = [(s, n) for s, n in src.pattern[1:] if n != 1] or [(1, 1)]
+    rows_n, width = src.pattern[0][1], int(np.prod([n for _, n in inner]))
+    if _contiguous_run(inner) != width or dst.size != rows_n * width: return False
+    base, st = src.base, src.storage
+    start_row, within = divmod(src.offset - base.offset, src.rowstride)
+    if within + width > src.rowstride: raise NkiError(f'inner pattern {src.pattern[1:]} at column {within} leaves a row of {src.rowstride} elements')
+    eff = start_row + read(src.vector_offset).reshape(-1).astype(np.int64)
+    valid = (eff >= 0) & (eff < base.shape[0])
+    if not valid.all():
+        if int(oob) == 0:
+            w = int(np.argmin(valid))
+            raise OutOfBoundsError(f'dma_copy src: indirect index {int(eff[w] - start_row)} on partition {w} selects row {int(eff[w])} '
+                                   f'of {src.name} {base.shape}, valid rows 0..{base.shape[0] - 1}')
+        eff = eff[valid]
+    table = lambda a: _strided(a, base.offset + within, [(src.rowstride, base.shape[0]), (1, width)])   # rows x the piece read
+    st.check_written(lambda w: table(w)[eff], 'dma_copy')
+    v = table(st.data)[eff]
+    if src.dtype != dst.dtype: v = cast_to(to_f32(v), dst.dtype)
+    rows_of = lambda a: a[dst.offset:dst.offset + dst.size].reshape(rows_n, width)
+    for a, value in ((dst.storage.writable(), v), (dst.storage.written, True)):
+        if a is None: continue
+        if valid.all(): rows_of(a)[...] = value
+        else: rows_of(a)[valid] = value
+    # descriptors: runs of rows whose pieces follow each other in both the table and the tile
+    src_start, dst_start = eff * src.rowstride, np.flatnonzero(valid) * width
+    cut = np.flatnonzero((np.diff(src_start) != width) | (np.diff(dst_start) != width)) + 1
+    sizes, counts = np.unique(np.diff(np.r_[0, cut, eff.size]) * width * src.dtype.itemsize, return_counts=True)
+    STATS.record_dma(dict(zip(sizes.tolist(), counts.tolist())) if eff.size else {}, indirect=True, name=name)
     return True
 
 def dma_copy(dst, src, oob_mode=oob_mode.error, dge_mode=dge_mode.unknown, engine=engine.unknown, name=None):
     "Copy src to dst (tensors or `.ap` patterns, indirect rows allowed on either side)."
     for x, arg in ((dst, 'dst'), (src, 'src')):
         if not isinstance(x, (Tensor, AccessPattern)): raise NkiError(f'{arg} of dma_copy must be a tensor or an access pattern, got {x!r}')
-    if _bulk_copy(dst, src, name): return
+    if _bulk_copy(dst, src, name) or _bulk_gather(dst, src, oob_mode, name): return
     (di, dvalid, drows), (si, svalid, srows) = _side(dst, 'dst'), _side(src, 'src')
     if di.size != si.size: raise NkiError(f'dma_copy: dst has {di.size} elements, src has {si.size}')
     si2, di2 = si.reshape(si.shape[0] if si.ndim > 1 else 1, -1), di.reshape(di.shape[0] if di.ndim > 1 else 1, -1)
@@ -212,9 +267,8 @@ def dma_copy(dst, src, oob_mode=oob_mode.error, dge_mode=dge_mode.unknown, engin
     v = read(src, si2)
     if src.dtype != dst.dtype: v = cast_to(to_f32(v), dst.dtype)
     write(dst, v, di2)
-    runs = _run_lengths(si2, di2) * src.dtype.itemsize
-    STATS.record_dma(runs.size, si2.size * src.dtype.itemsize, int(runs[runs >= 512].sum()),
-                     indirect=svalid is not None or dvalid is not None, name=name)
+    sizes, counts = np.unique(_run_lengths(si2, di2) * src.dtype.itemsize, return_counts=True)
+    STATS.record_dma(dict(zip(sizes.tolist(), counts.tolist())), indirect=svalid is not None or dvalid is not None, name=name)
 
 def _run_lengths(s, d)->np.ndarray:
     "Lengths (elements) of the runs in which both source and destination addresses advance by one: the DMA descriptors."
