@@ -207,8 +207,8 @@ def _bulk_copy(dst, src, name)->bool:
     v = _strided(src.storage.data, so, sd)
     if src.dtype != dst.dtype: v = cast_to(to_f32(v), dst.dtype)
     _strided(dst.storage.writable(), do, dd)[...] = v
-    dst.storage.mark_written(lambda w: _strided(w, do, dd))
     total = int(np.prod([n for _, n in sd]))
+    dst.storage.mark_written(lambda w: _strided(w, do, dd), whole=do == 0 and _contiguous_run(dd) == total == dst.storage.data.size)
     run = min(_contiguous_run(sd), _contiguous_run(dd))
     STATS.record_dma({run * src.dtype.itemsize: total // run}, indirect=False, name=name)
     return True
@@ -235,10 +235,10 @@ def _bulk_gather(dst, src, oob, name)->bool:
     v = table(st.data)[eff]
     if src.dtype != dst.dtype: v = cast_to(to_f32(v), dst.dtype)
     rows_of = lambda a: a[dst.offset:dst.offset + dst.size].reshape(rows_n, width)
-    for a, value in ((dst.storage.writable(), v), (dst.storage.written, True)):
-        if a is None: continue
-        if valid.all(): rows_of(a)[...] = value
-        else: rows_of(a)[valid] = value
+    if valid.all(): rows_of(dst.storage.writable())[...] = v
+    else: rows_of(dst.storage.writable())[valid] = v
+    if valid.all(): dst.storage.mark_written(rows_of, whole=dst.offset == 0 and dst.size == dst.storage.data.size)
+    elif dst.storage.written is not None: rows_of(dst.storage.written)[valid] = True
     # descriptors: runs of rows whose pieces follow each other in both the table and the tile
     src_start, dst_start = eff * src.rowstride, np.flatnonzero(valid) * width
     cut = np.flatnonzero((np.diff(src_start) != width) | (np.diff(dst_start) != width)) + 1

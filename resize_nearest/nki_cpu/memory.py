@@ -127,8 +127,10 @@ class Storage:
             bad = np.unravel_index(int(np.argmin(w.reshape(-1))), w.shape) if w.ndim else ()
             raise UninitializedReadError(f'read of unwritten memory in {self.name} ({self.buffer}) by {what} at element {tuple(int(i) for i in bad)} of the accessed region')
 
-    def mark_written(self, where):
+    def mark_written(self, where, whole:bool=False):
+        "Mark `where` written; `whole`: the write covered every element, so the mask is dropped (nothing left to check)."
         if self.written is None: return
+        if whole: self.written = None; return
         if callable(where): where(self.written)[...] = True
         else: self.written[where] = True
 
@@ -304,7 +306,8 @@ def write(x, values, idx=None):
     "Store `values` (already of x's dtype) into a tensor or access pattern (or explicit indices `idx`)."
     st = x.storage
     if idx is None and (view := _view(x)) is not None:
-        view(st.writable())[...] = np.asarray(values, dtype=st.dtype).reshape(x.shape); st.mark_written(view)
+        view(st.writable())[...] = np.asarray(values, dtype=st.dtype).reshape(x.shape)
+        st.mark_written(view, whole=x.contiguous and x.offset == 0 and x.size == st.data.size)
         return
     idx = _indices(x) if idx is None else idx
     st.writable()[idx] = np.asarray(values, dtype=st.dtype).reshape(idx.shape)
