@@ -12,7 +12,7 @@ from enum import IntEnum
 from numbers import Integral, Real
 from ..floor import rne_cast_int
 from .memory import (Tensor, AccessPattern, NkiError, OutOfBoundsError, UninitializedReadError, STATS, read, write,
-                                           float32, int32, uint32, bfloat16)
+                                           float32, int32, uint32, bfloat16, _strided)
 
 # %% ../../nbs/02b_nki_isa.ipynb #02b-005
 class engine(IntEnum): unknown = 0; tensor = 1; scalar = 2; gpsimd = 3; dma = 4; vector = 5; sync = 6
@@ -183,11 +183,10 @@ def _extent_ok(x, off, dims, arg):
     a, b = off + sum(min(0, (n - 1) * s) for s, n in dims), off + sum(max(0, (n - 1) * s) for s, n in dims)
     if a < lo or b > hi: raise NkiError(f'access pattern of dma_copy {arg} at offset {off} leaves {base.name} (elements {lo}..{hi})')
 
-def _strided(arr, off, dims):
-    "A NumPy view of the pattern over flat `arr` (the extent is checked by the caller)."
-    shape, strides = [n for _, n in dims], [s * arr.itemsize for s, _ in dims]
-    if min(strides) >= 0: return np.ndarray(shape, arr.dtype, arr, off * arr.itemsize, strides)   # the cheap constructor
-    return np.lib.stride_tricks.as_strided(arr[off:], shape=shape, strides=strides)
+def _histogram(run_bytes)->dict:
+    "{bytes: count} of a transfer's descriptors, from the byte length of each."
+    sizes, counts = np.unique(run_bytes, return_counts=True)
+    return dict(zip(sizes.tolist(), counts.tolist()))
 
 def _contiguous_run(dims)->int:
     "Elements per run where addresses advance by one: the product of the trailing dimensions that are contiguous."
@@ -224,7 +223,8 @@ def _bulk_gather(dst, src, oob, name)->bool:
     if within + width > src.rowstride: raise NkiError(f'inner pattern {src.pattern[1:]} at column {within} leaves a row of {src.rowstride} elements')
     eff = start_row + read(src.vector_offset).reshape(-1).astype(np.int64)
     valid = (eff >= 0) & (eff < base.shape[0])
-    if not valid.all():
+    every = bool(valid.all())
+    if not every:
         if int(oob) == 0:
             w = int(np.argmin(valid))
             raise OutOfBoundsError(f'dma_copy src: indirect index {int(eff[w] - start_row)} on partition {w} selects row {int(eff[w])} '
@@ -235,15 +235,13 @@ def _bulk_gather(dst, src, oob, name)->bool:
     v = table(st.data)[eff]
     if src.dtype != dst.dtype: v = cast_to(to_f32(v), dst.dtype)
     rows_of = lambda a: a[dst.offset:dst.offset + dst.size].reshape(rows_n, width)
-    if valid.all(): rows_of(dst.storage.writable())[...] = v
-    else: rows_of(dst.storage.writable())[valid] = v
-    if valid.all(): dst.storage.mark_written(rows_of, whole=dst.offset == 0 and dst.size == dst.storage.data.size)
+    rows_of(dst.storage.writable())[slice(None) if every else valid] = v
+    if every: dst.storage.mark_written(rows_of, whole=dst.offset == 0 and dst.size == dst.storage.data.size)
     elif dst.storage.written is not None: rows_of(dst.storage.written)[valid] = True
     # descriptors: runs of rows whose pieces follow each other in both the table and the tile
     src_start, dst_start = eff * src.rowstride, np.flatnonzero(valid) * width
     cut = np.flatnonzero((np.diff(src_start) != width) | (np.diff(dst_start) != width)) + 1
-    sizes, counts = np.unique(np.diff(np.r_[0, cut, eff.size]) * width * src.dtype.itemsize, return_counts=True)
-    STATS.record_dma(dict(zip(sizes.tolist(), counts.tolist())) if eff.size else {}, indirect=True, name=name)
+    STATS.record_dma(_histogram(np.diff(np.r_[0, cut, eff.size]) * width * src.dtype.itemsize) if eff.size else {}, indirect=True, name=name)
     return True
 
 def dma_copy(dst, src, oob_mode=oob_mode.error, dge_mode=dge_mode.unknown, engine=engine.unknown, name=None):
@@ -267,8 +265,7 @@ def dma_copy(dst, src, oob_mode=oob_mode.error, dge_mode=dge_mode.unknown, engin
     v = read(src, si2)
     if src.dtype != dst.dtype: v = cast_to(to_f32(v), dst.dtype)
     write(dst, v, di2)
-    sizes, counts = np.unique(_run_lengths(si2, di2) * src.dtype.itemsize, return_counts=True)
-    STATS.record_dma(dict(zip(sizes.tolist(), counts.tolist())), indirect=svalid is not None or dvalid is not None, name=name)
+    STATS.record_dma(_histogram(_run_lengths(si2, di2) * src.dtype.itemsize), indirect=svalid is not None or dvalid is not None, name=name)
 
 def _run_lengths(s, d)->np.ndarray:
     "Lengths (elements) of the runs in which both source and destination addresses advance by one: the DMA descriptors."
