@@ -4,7 +4,8 @@
 
 # %% auto #0
 __all__ = ['ENGINE_PER_TILE', 'PER_TILE', 'MODELLED_VARIANTS', 'IDEAL_DMA_BYTES', 'EFFICIENT_DESCRIPTOR_BYTES',
-           'INSTRUCTION_CYCLES', 'CHIPS', 'predict_counts', 'count_table', 'predict_time', 'choose_variant']
+           'INSTRUCTION_CYCLES', 'SWDGE_DESCRIPTOR_CYCLES', 'PROGRAM_BUDGET', 'CHIPS', 'predict_counts', 'count_table',
+           'predict_time', 'exact_options', 'choose_variant']
 
 # %% ../nbs/06_cost_model.ipynb #06-006
 import numpy as np, copy
@@ -68,7 +69,11 @@ def _counts(variant, x_shape, out_hw, dtype)->dict:
     b, ih, iw, c = x_shape
     oh, ow = out_hw
     isz = dtype.itemsize
-    eng, elems, desc = Counter(), Counter(), Counter()
+    eng, elems, desc, gathered = Counter(), Counter(), Counter(), Counter()
+    def gather(blocks, width, times):                   # an indirect DMA: descriptors made by GpSimd
+        g = _gather(blocks, width, isz, times)
+        desc.update(g)
+        gathered.update(g)
     def index_tiles(kind, sizes, times=1):                # every index instruction writes a (size, 1) tile
         for e, n in ENGINE_PER_TILE[kind].items(): eng[e] += n * len(sizes) * times; elems[e] += n * sum(sizes) * times
     def stores(sizes, src_dims, dst_dims, times):        # one regular copy per tile, per size class
@@ -78,17 +83,19 @@ def _counts(variant, x_shape, out_hw, dtype)->dict:
         tiles = _tiles(oh * ow)
         index_tiles('exact_wide' if variant == 'exact' and ow > TILE else variant, tiles, b if variant == 'as_compiled' else 1)
         for c0, cc in chunks:
-            desc.update(_gather((m * c + c0 for m in _flat_map_blocks((ih, iw), (oh, ow), variant)), cc, isz, b))
+            gather((m * c + c0 for m in _flat_map_blocks((ih, iw), (oh, ow), variant)), cc, b)
             stores(tiles, lambda n: [(cc, n), (1, cc)], lambda n: [(c, n), (1, cc)], b)
         transfers = 2 * b * len(tiles) * len(chunks)
+        indirect = transfers // 2
     elif variant == 'hoisted':
         tiles = _tiles(ow)
         index_tiles('columns', tiles)
         cols = np.arange(ow, dtype=np.int64) * iw // ow
         for c0, cc in chunks:
-            desc.update(_gather([cols * c + c0], cc, isz, b * src_rows))
+            gather([cols * c + c0], cc, b * src_rows)
             stores(tiles, lambda n: [(cc, n), (1, cc)], lambda n: [(c, n), (1, cc)], b * oh)
         transfers = b * len(tiles) * len(chunks) * (src_rows + oh)
+        indirect = b * len(tiles) * len(chunks) * src_rows
     elif variant == 'strided':
         kind, k = width_ratio(iw, ow)
         if kind == 'none': raise ValueError(f'strided needs an integer width ratio, got {iw} -> {ow}')
@@ -99,13 +106,15 @@ def _counts(variant, x_shape, out_hw, dtype)->dict:
                 stores(tiles, lambda n: [(cc, n), (1, cc)], lambda n: [(c, n), (1, cc)], b * oh)
             else:
                 stores(tiles, lambda n: [(c, n), (1, cc)], lambda n: [(cc, n), (1, cc)], b * src_rows)
-                stores(tiles, lambda n: [(cc, n), (0, k), (1, cc)], lambda n: [(k * c, n), (c, k), (1, cc)], b * oh)
-        transfers = b * len(tiles) * len(chunks) * (src_rows + oh)
+                stores(tiles, lambda n: [(cc, n), (1, cc)], lambda n: [(k * c, n), (1, cc)], b * oh * k)
+        stores_per_row = k if kind == 'up' else 1                            # 'up': one store per copy
+        transfers = b * len(tiles) * len(chunks) * (src_rows + stores_per_row * oh)
+        indirect = 0
     elif variant == 'residue':                            # q_h*q_w affine HBM-to-HBM copies, nothing computed
         (g_h, p_h, q_h), (g_w, p_w, q_w) = residue_plan(ih, oh), residue_plan(iw, ow)
         desc.update(_copy([(ih * iw * c, b), (p_h * iw * c, g_h), (p_w * c, g_w), (1, c)],
                           [(oh * ow * c, b), (q_h * ow * c, g_h), (q_w * c, g_w), (1, c)], isz, q_h * q_w))
-        transfers = q_h * q_w
+        transfers, indirect = q_h * q_w, 0
     else:                                                 # rowgather: per 128 output rows and column chunk, a gather, the column map, a store
         per = rowgather_periods(iw, ow, c, isz)
         if per == 0: raise ValueError(f'rowgather needs one column period, (p_w + q_w) * C * itemsize bytes, within 160 KiB; got {iw} -> {ow} with {c} channels of {isz} bytes')
@@ -114,7 +123,7 @@ def _counts(variant, x_shape, out_hw, dtype)->dict:
         widths = [min(per, g_w - j0) for j0 in range(0, g_w, per)]          # periods per column chunk
         index_tiles('columns', tiles)
         for j0, n in zip(range(0, g_w, per), widths):
-            desc.update(_gather([rows * iw * c + j0 * p_w * c], n * p_w * c, isz, b))
+            gather([rows * iw * c + j0 * p_w * c], n * p_w * c, b)
             stores(tiles, lambda m: [(n * q_w * c, m), (1, n * q_w * c)], lambda m: [(ow * c, m), (1, n * q_w * c)], b)
         maps = len(tiles) * b * len(widths)                                   # column maps applied
         if rowgather_uses_gather(iw, ow, c, isz):                                     # q_w iotas per distinct chunk width, once; one nc_n_gather per map
@@ -123,12 +132,15 @@ def _counts(variant, x_shape, out_hw, dtype)->dict:
         else:                                                                 # q_w engine copies per map
             eng['vector'] += maps * q_w; elems['vector'] += b * oh * ow * c
         transfers = 2 * b * len(tiles) * len(widths)
+        indirect = transfers // 2
     per_engine = dict(dma=transfers, **{e: n for e, n in sorted(eng.items()) if n})
     return dict(compute_instructions=sum(eng.values()), per_engine=per_engine,
                 elements_per_engine={e: n for e, n in sorted(elems.items()) if n},
                 dma_transfers=transfers, dma_descriptors=sum(desc.values()), dma_bytes=sum(s * n for s, n in desc.items()),
                 dma_bytes_in_512B_descriptors=sum(s * n for s, n in desc.items() if s >= 512),
-                descriptor_bytes=dict(sorted(desc.items())))
+                descriptor_bytes=dict(sorted(desc.items())),
+                swdge_transfers=indirect, swdge_descriptors=sum(gathered.values()),
+                traced_instructions=sum(eng.values()) + transfers)
 
 # %% ../nbs/06_cost_model.ipynb #06-009
 def count_table(cases, variants=('as_compiled', 'exact', 'hoisted', 'strided'))->list:
@@ -147,6 +159,8 @@ def count_table(cases, variants=('as_compiled', 'exact', 'hoisted', 'strided'))-
 IDEAL_DMA_BYTES = 32 * 1024        # 'the transfer size on Trainium/Inferentia2 should be larger than 32KiB' (nki_perf_guide.rst, Opt #9)
 EFFICIENT_DESCRIPTOR_BYTES = 2048  # '>= 2 KiB per partition (minimum recommended): approaches peak bandwidth' (nki-dma-bandwidth-guide.rst)
 INSTRUCTION_CYCLES = 264           # initiation interval of back-to-back one-element instructions (nki_perf_guide.rst, Opt #5a)
+SWDGE_DESCRIPTOR_CYCLES = 100      # assumed GpSimd cycles per descriptor of an indirect DMA (no published figure)
+PROGRAM_BUDGET = 100_000           # assumed largest traced program, in instructions (no published limit)
 
 CHIPS = {'trn1': dict(cores=2, hbm=820 * 2**30, dma=16 * 17e9, clock=dict(vector=1.12e9, gpsimd=1.4e9), width=dict(vector=1, gpsimd=1)),
          'trn2': dict(cores=8, hbm=2.9e12, dma=16 * 23e9, clock=dict(vector=0.96e9, gpsimd=1.2e9), width=dict(vector=2, gpsimd=1))}
@@ -159,19 +173,29 @@ def predict_time(variant:str, x_shape, out_hw, dtype=np.float32, chip:str='trn2'
     paced = sum(max(s, EFFICIENT_DESCRIPTOR_BYTES) * n for s, n in c['descriptor_bytes'].items())
     dma_s = max(paced, c['dma_transfers'] * IDEAL_DMA_BYTES) / k['dma']
     hbm_s = c['dma_bytes'] * (2 if variant == 'residue' else 1) / hbm_bw
-    compute_s = {e: (c['per_engine'][e] * INSTRUCTION_CYCLES + c['elements_per_engine'].get(e, 0) / (128 * k['width'][e])) / k['clock'][e]
-                 for e in ('vector', 'gpsimd') if e in c['per_engine']}
+    swdge_cycles = c['swdge_transfers'] * INSTRUCTION_CYCLES + c['swdge_descriptors'] * SWDGE_DESCRIPTOR_CYCLES
+    compute_s = {e: (c['per_engine'].get(e, 0) * INSTRUCTION_CYCLES + (swdge_cycles if e == 'gpsimd' else 0)
+                     + c['elements_per_engine'].get(e, 0) / (128 * k['width'][e])) / k['clock'][e]
+                 for e in ('vector', 'gpsimd') if e in c['per_engine'] or (e == 'gpsimd' and swdge_cycles)}
     b, ih, iw, ch = x_shape
     roofline_s = (b * (ih * iw + out_hw[0] * out_hw[1]) * ch * np.dtype(dtype).itemsize) / hbm_bw
     s = max(dma_s, hbm_s, *compute_s.values())
     bound = max([('dma', dma_s), ('hbm', hbm_s)] + list(compute_s.items()), key=lambda t: t[1])[0]
     return dict(seconds=s, dma_s=dma_s, hbm_s=hbm_s, compute_s=compute_s, bound=bound, roofline_s=roofline_s, ratio_to_roofline=s / roofline_s)
 
-def choose_variant(x_shape, out_hw, dtype=np.float32, chip:str='trn2')->str:
-    "The exact variant with the lowest modelled time on `chip`; ties go to fewer DMA transfers, then fewer compute instructions."
+def exact_options(x_shape, out_hw, dtype=np.float32)->list:
+    "The exact variants that can run this resize at all (strided: integer width ratio; rowgather: room)."
     options = ['exact', 'hoisted', 'residue'] + (['strided'] if width_ratio(x_shape[2], out_hw[1])[0] != 'none' else [])
-    options += ['rowgather'] if rowgather_periods(x_shape[2], out_hw[1], x_shape[3], np.dtype(dtype).itemsize) else []
+    return options + (['rowgather'] if rowgather_periods(x_shape[2], out_hw[1], x_shape[3], np.dtype(dtype).itemsize) else [])
+
+def choose_variant(x_shape, out_hw, dtype=np.float32, chip:str='trn2', budget=PROGRAM_BUDGET)->str:
+    "The exact variant with the lowest modelled time on `chip` within `budget` instructions (None: any size)."
+    fits = [v for v in exact_options(x_shape, out_hw, dtype)
+            if budget is None or predict_counts(v, x_shape, out_hw, dtype)['traced_instructions'] <= budget]
+    if not fits:
+        raise ValueError(f'no exact variant of {tuple(x_shape)} -> {tuple(out_hw)} traces within the budget of '
+                         f'{budget} instructions (PROGRAM_BUDGET, chapter 06); choose a variant explicitly')
     def key(v):
         c = predict_counts(v, x_shape, out_hw, dtype)
         return (round(predict_time(v, x_shape, out_hw, dtype, chip)['seconds'], 12), c['dma_transfers'], c['compute_instructions'])
-    return min(options, key=key)
+    return min(fits, key=key)

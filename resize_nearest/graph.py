@@ -32,30 +32,33 @@ def floor_nisa_kernel(src, dst, p_size:int, f_size:int):
     nisa.tensor_tensor(dst=dst, data1=larger, data2=smaller, op=nl.add)             # both int32: exact
 
 # %% ../nbs/03_tile_graph.ipynb #03-018
+def _scaled_floor(dst, idx, scale:float, size:int):
+    "dst (size, 1) int32 = floor(idx * scale) in float32: one multiply, then the corrected floor."
+    prod_f = nl.ndarray((size, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_scalar(dst=prod_f, data=idx, op0=nl.multiply, operand0=scale)
+    floor_nisa_kernel(prod_f, dst, size, 1)
+
 def build_index_graph_as_compiled(load_indices, tile_start:int, size:int, in_hw, out_hw):
-    "Fill `load_indices` (size, 1) int32 with the compiled kernel's float32 source-pixel map for one tile."
+    "Fill `load_indices` (size, 1) int32 with the compiled kernel's float32 map for one tile."
     (in_h, in_w), (out_h, out_w) = in_hw, out_hw
-    h_scale, w_scale = 1.0 * in_h / out_h, 1.0 * in_w / out_w       # trace-time Python floats
+    h_scale = 1.0 * in_h / out_h                       # trace-time Python floats
+    w_scale = 1.0 * in_w / out_w
     col_shape = (size, 1)
     pos = nl.ndarray(col_shape, dtype=nl.int32, buffer=nl.sbuf)
     nisa.iota(pos, [[1, 1]], offset=tile_start, channel_multiplier=1)
-    row_f = nl.ndarray(col_shape, dtype=nl.float32, buffer=nl.sbuf)
-    nisa.tensor_scalar(dst=row_f, data=pos, op0=nl.multiply, operand0=1.0 / out_w)
     row = nl.ndarray(col_shape, dtype=nl.int32, buffer=nl.sbuf)
-    floor_nisa_kernel(row_f, row, size, 1)
+    _scaled_floor(row, pos, 1.0 / out_w, size)                    # row = floor(p * (1/out_w))
     row_x_w = nl.ndarray(col_shape, dtype=nl.int32, buffer=nl.sbuf)
     nisa.tensor_scalar(dst=row_x_w, data=row, op0=nl.multiply, operand0=float(out_w))
     col = nl.ndarray(col_shape, dtype=nl.int32, buffer=nl.sbuf)
     nisa.tensor_tensor(dst=col, data1=pos, data2=row_x_w, op=nl.subtract)
-    src = {}
-    for name, idx, scale in (('h', row, h_scale), ('w', col, w_scale)):
-        prod_f = nl.ndarray(col_shape, dtype=nl.float32, buffer=nl.sbuf)
-        nisa.tensor_scalar(dst=prod_f, data=idx, op0=nl.multiply, operand0=scale)
-        src[name] = nl.ndarray(col_shape, dtype=nl.int32, buffer=nl.sbuf)
-        floor_nisa_kernel(prod_f, src[name], size, 1)
+    src_h = nl.ndarray(col_shape, dtype=nl.int32, buffer=nl.sbuf)
+    _scaled_floor(src_h, row, h_scale, size)
+    src_w = nl.ndarray(col_shape, dtype=nl.int32, buffer=nl.sbuf)
+    _scaled_floor(src_w, col, w_scale, size)
     src_h_x_w = nl.ndarray(col_shape, dtype=nl.int32, buffer=nl.sbuf)
-    nisa.tensor_scalar(dst=src_h_x_w, data=src['h'], op0=nl.multiply, operand0=float(in_w))
-    nisa.tensor_tensor(dst=load_indices, data1=src_h_x_w, data2=src['w'], op=nl.add)
+    nisa.tensor_scalar(dst=src_h_x_w, data=src_h, op0=nl.multiply, operand0=float(in_w))
+    nisa.tensor_tensor(dst=load_indices, data1=src_h_x_w, data2=src_w, op=nl.add)
 
 # %% ../nbs/03_tile_graph.ipynb #03-021
 F32_EXACT = 1 << 24   # every integer up to 2^24 is a float32
@@ -80,9 +83,9 @@ def _col(size):
     return nl.ndarray((size, 1), dtype=nl.int32, buffer=nl.sbuf)
 
 def correct_quotient(q, n, divisor:int, size:int):
-    "Correct q, an estimate within ±1 of n // divisor, in place using the exact remainder; return (r0, step) for `remainder_from_step`."
+    "Correct q, within ±1 of n // divisor, in place from the exact remainder; return (r0, step)."
     q_x_d, r0 = _col(size), _col(size)
-    nisa.tensor_scalar(dst=q_x_d, data=q, op0=nl.multiply, operand0=float(divisor))  # exact: integer <= 2^24
+    nisa.tensor_scalar(dst=q_x_d, data=q, op0=nl.multiply, operand0=float(divisor))  # an integer
     nisa.tensor_tensor(dst=r0, data1=n, data2=q_x_d, op=nl.subtract)                 # exact int32
     over, under, step = _col(size), _col(size), _col(size)
     nisa.tensor_scalar(dst=over, data=r0, op0=nl.greater_equal, operand0=float(divisor))
@@ -98,8 +101,9 @@ def remainder_from_step(r, r0, step, divisor:int, size:int):
     nisa.tensor_tensor(dst=r, data1=r0, data2=step_x_d, op=nl.subtract)
 
 def floor_div(q, n, divisor:int, size:int):
-    "q = n // divisor for an int32 tile n with 0 <= n < 2^24: a float32 estimate, then one exact correction."
-    nisa.tensor_scalar(dst=q, data=n, op0=nl.multiply, operand0=1.0 / divisor)      # RNE into int32: within ±1
+    "q = n // divisor for an int32 tile 0 <= n < 2^24: a float32 estimate, then an exact correction."
+    # the cast into int32 is within ±1 of the quotient whether it rounds to nearest, truncates or floors
+    nisa.tensor_scalar(dst=q, data=n, op0=nl.multiply, operand0=1.0 / divisor)
     return correct_quotient(q, n, divisor, size)
 
 # %% ../nbs/03_tile_graph.ipynb #03-023-2
@@ -111,36 +115,47 @@ def _int32_const(size:int, value:int):
     nisa.memset(t, value)
     return t
 
+def _source_columns_two_rows(src_w, lane, col, dr, size:int, col0:int, in_w:int, out_w:int):
+    "src_w = (col * in_w) // out_w for a tile whose lanes lie in at most two rows (out_w > 128)."
+    q0w, r0w = divmod(col0 * in_w, out_w)                      # trace-time integers
+    first, col_next, second = _col(size), _col(size), _col(size)
+    nisa.tensor_scalar(dst=first, data=lane, op0=nl.multiply, operand0=float(in_w),
+                       op1=nl.add, operand1=float(r0w))
+    nisa.tensor_tensor(dst=col_next, data1=col, data2=dr, op=nl.multiply)   # col where dr = 1
+    nisa.tensor_scalar(dst=second, data=col_next, op0=nl.multiply, operand0=float(in_w))
+    diff, pick, n_w = _col(size), _col(size), _col(size)
+    nisa.tensor_tensor(dst=diff, data1=second, data2=first, op=nl.subtract)
+    nisa.tensor_tensor(dst=pick, data1=diff, data2=dr, op=nl.multiply)
+    nisa.tensor_tensor(dst=n_w, data1=first, data2=pick, op=nl.add)   # first, or second if dr = 1
+    q, base_w = _col(size), _col(size)
+    floor_div(q, n_w, out_w, size)
+    nisa.tensor_scalar(dst=base_w, data=dr, op0=nl.multiply, operand0=-float(q0w),
+                       op1=nl.add, operand1=float(q0w))
+    nisa.tensor_tensor(dst=src_w, data1=q, data2=base_w, op=nl.add)
+
 def build_index_graph_exact(load_indices, tile_start:int, size:int, in_hw, out_hw)->int:
-    "Fill `load_indices` (size, 1) int32 with the exact source pixel of each lane minus the returned trace-time base pixel."
+    "Fill `load_indices` (size, 1) int32 with each lane's exact source pixel minus the returned base."
     (in_h, in_w), (out_h, out_w) = in_hw, out_hw
-    row0, col0 = divmod(tile_start, out_w)                               # trace-time integers
+    row0, col0 = divmod(tile_start, out_w)                     # trace-time integers
     q0h, r0h = divmod(row0 * in_h, out_h)
     lane, m, dr, col = _col(size), _col(size), _col(size), _col(size)
     nisa.iota(lane, [[1, 1]], offset=0, channel_multiplier=1)
-    nisa.tensor_scalar(dst=m, data=lane, op0=nl.add, operand0=float(col0))             # col0 + l < 2^17
-    r0, step = floor_div(dr, m, out_w, size)                                           # dr = m // out_w
-    remainder_from_step(col, r0, step, out_w, size)                                    # col = m % out_w
+    nisa.tensor_scalar(dst=m, data=lane, op0=nl.add, operand0=float(col0))    # col0 + l < 2^17
+    r0, step = floor_div(dr, m, out_w, size)                                  # dr = m // out_w
+    remainder_from_step(col, r0, step, out_w, size)                           # col = m % out_w
     n_h, dh = _col(size), _col(size)
-    nisa.tensor_scalar(dst=n_h, data=dr, op0=nl.multiply, operand0=float(in_h), op1=nl.add, operand1=float(r0h))
-    floor_div(dh, n_h, out_h, size)                                                    # src_h = q0h + dh
-    src_w, n_w = _col(size), _col(size)
-    if out_w <= TILE_LANES:                                                            # whole rows: col < 128
+    nisa.tensor_scalar(dst=n_h, data=dr, op0=nl.multiply, operand0=float(in_h),
+                       op1=nl.add, operand1=float(r0h))
+    floor_div(dh, n_h, out_h, size)                                           # src_h = q0h + dh
+    src_w = _col(size)
+    if out_w <= TILE_LANES:                                                   # col < 128
+        n_w = _col(size)
         nisa.tensor_scalar(dst=n_w, data=col, op0=nl.multiply, operand0=float(in_w))
         floor_div(src_w, n_w, out_w, size)
-    else:                                                                              # two rows at most: dr is 0 or 1
-        q0w, r0w = divmod(col0 * in_w, out_w)
-        first, col_next, second, diff, pick, base_w, q = _col(size), _col(size), _col(size), _col(size), _col(size), _col(size), _col(size)
-        nisa.tensor_scalar(dst=first, data=lane, op0=nl.multiply, operand0=float(in_w), op1=nl.add, operand1=float(r0w))
-        nisa.tensor_tensor(dst=col_next, data1=col, data2=dr, op=nl.multiply)            # col where dr = 1 (< 128), else 0
-        nisa.tensor_scalar(dst=second, data=col_next, op0=nl.multiply, operand0=float(in_w))
-        nisa.tensor_tensor(dst=diff, data1=second, data2=first, op=nl.subtract)
-        nisa.tensor_tensor(dst=pick, data1=diff, data2=dr, op=nl.multiply)
-        nisa.tensor_tensor(dst=n_w, data1=first, data2=pick, op=nl.add)                   # first, or second where dr = 1
-        floor_div(q, n_w, out_w, size)
-        nisa.tensor_scalar(dst=base_w, data=dr, op0=nl.multiply, operand0=-float(q0w), op1=nl.add, operand1=float(q0w))
-        nisa.tensor_tensor(dst=src_w, data1=q, data2=base_w, op=nl.add)
+    else:                                                                     # dr is 0 or 1
+        _source_columns_two_rows(src_w, lane, col, dr, size, col0, in_w, out_w)
     dh_x_w = _col(size)
-    nisa.tensor_tensor(dst=dh_x_w, data1=dh, data2=_int32_const(size, in_w), op=nl.multiply)   # int32 x int32: exact
+    nisa.tensor_tensor(dst=dh_x_w, data1=dh, data2=_int32_const(size, in_w), op=nl.multiply,
+                       engine=nisa.engine.gpsimd)           # int32 x int32 on GpSimd: exact
     nisa.tensor_tensor(dst=load_indices, data1=dh_x_w, data2=src_w, op=nl.add)
     return q0h * in_w

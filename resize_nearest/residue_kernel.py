@@ -17,18 +17,21 @@ def residue_plan(in_size:int, out_size:int):
 
 # %% ../nbs/05b_residue_kernel.ipynb #05b-006
 def resize_nearest_residue_kernel(data_tensor, out_shape):
-    "Exact nearest resize as q_h*q_w affine HBM-to-HBM copies, one per (row residue, column residue)."
+    "Exact nearest resize as q_h*q_w affine HBM-to-HBM copies, one per (row, column) residue."
     in_b, in_h, in_w, in_c, out_h, out_w = kernel_shapes(data_tensor, out_shape)
     out_tensor = nl.ndarray(tuple(out_shape), dtype=data_tensor.dtype, buffer=nl.shared_hbm)
     g_h, p_h, q_h = residue_plan(in_h, out_h)
     g_w, p_w, q_w = residue_plan(in_w, out_w)
-    for r_h in range(q_h):
+    in_image, out_image = in_h * in_w * in_c, out_h * out_w * in_c
+    for r_h in nl.static_range(q_h):
         s_h = r_h * p_h // q_h                                   # trace-time integers: exact
-        for r_w in range(q_w):
+        for r_w in nl.static_range(q_w):
             s_w = r_w * p_w // q_w
-            src = data_tensor.ap(pattern=[[in_h * in_w * in_c, in_b], [p_h * in_w * in_c, g_h], [p_w * in_c, g_w], [1, in_c]],
+            src = data_tensor.ap(pattern=[[in_image, in_b], [p_h * in_w * in_c, g_h],
+                                          [p_w * in_c, g_w], [1, in_c]],
                                  offset=(s_h * in_w + s_w) * in_c)
-            dst = out_tensor.ap(pattern=[[out_h * out_w * in_c, in_b], [q_h * out_w * in_c, g_h], [q_w * in_c, g_w], [1, in_c]],
+            dst = out_tensor.ap(pattern=[[out_image, in_b], [q_h * out_w * in_c, g_h],
+                                         [q_w * in_c, g_w], [1, in_c]],
                                 offset=(r_h * out_w + r_w) * in_c)
             nisa.dma_copy(dst=dst, src=src)
     return out_tensor

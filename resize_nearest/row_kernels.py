@@ -12,20 +12,23 @@ from .graph import floor_div, in_exact_range
 from .gather_kernels import TILE, channel_chunk, kernel_shapes, flat_views
 
 def build_column_indices(cols, start:int, size:int, in_w:int, out_w:int):
-    "cols (size, 1) int32 = (ow * in_w) // out_w for ow in [start, start+size), exactly, for every width up to 65,535."
-    q0, r0 = divmod(start * in_w, out_w)                                              # trace-time base of the tile
-    lane, n = nl.ndarray((size, 1), dtype=nl.int32, buffer=nl.sbuf), nl.ndarray((size, 1), dtype=nl.int32, buffer=nl.sbuf)
+    "cols (size, 1) int32 = (ow * in_w) // out_w for ow in [start, start+size), exactly (w <= 65,535)."
+    q0, r0 = divmod(start * in_w, out_w)                            # trace-time base of the tile
+    lane = nl.ndarray((size, 1), dtype=nl.int32, buffer=nl.sbuf)
+    n = nl.ndarray((size, 1), dtype=nl.int32, buffer=nl.sbuf)
     nisa.iota(lane, [[1, 1]], offset=0, channel_multiplier=1)
-    nisa.tensor_scalar(dst=n, data=lane, op0=nl.multiply, operand0=float(in_w), op1=nl.add, operand1=float(r0))  # < 2^24
+    nisa.tensor_scalar(dst=n, data=lane, op0=nl.multiply, operand0=float(in_w), op1=nl.add,
+                       operand1=float(r0))                          # < 2^24
     floor_div(cols, n, out_w, size)
-    nisa.tensor_scalar(dst=cols, data=cols, op0=nl.add, operand0=float(q0))           # q0 < 65,535: exact
+    nisa.tensor_scalar(dst=cols, data=cols, op0=nl.add, operand0=float(q0))   # q0 < 65,535: exact
 
 # %% ../nbs/05_row_kernels.ipynb #05-006-0
 def load_row(tile, data_flat, kind:str, k:int, cols, row0:int, c0:int, size:int, ch:int, cc:int):
-    "Copy the source pixels of output columns c0..c0+size of the row starting at pixel row0 into `tile`."
+    "Copy the source pixels of output columns c0..c0+size of the row at pixel row0 into `tile`."
     in_c = data_flat.shape[1]
     if kind == 'hoisted':   # the column vector picks the pixels
-        src = data_flat.ap(pattern=[[in_c, size], [1, cc]], offset=row0 * in_c + ch, vector_offset=cols, indirect_dim=0)
+        src = data_flat.ap(pattern=[[in_c, size], [1, cc]], offset=row0 * in_c + ch,
+                           vector_offset=cols, indirect_dim=0)
     elif kind == 'down':    # output column c reads source column k*c
         src = data_flat.ap(pattern=[[k * in_c, size], [1, cc]], offset=(row0 + c0 * k) * in_c + ch)
     else:                   # 'up': source columns c0.. on the partitions
@@ -33,21 +36,24 @@ def load_row(tile, data_flat, kind:str, k:int, cols, row0:int, c0:int, size:int,
     nisa.dma_copy(dst=tile, src=src)
 
 def store_row(tile, out_flat, kind:str, k:int, out0:int, c0:int, size:int, ch:int, cc:int):
-    "Store `tile` as output columns of the row starting at pixel out0 ('up' writes each partition to k columns)."
+    "Store `tile` as output columns of the row at pixel out0 ('up': k stores, one per copy)."
     in_c = out_flat.shape[1]
-    if kind == 'up':
-        nisa.dma_copy(dst=out_flat.ap(pattern=[[k * in_c, size], [in_c, k], [1, cc]], offset=(out0 + c0 * k) * in_c + ch),
-                      src=tile.ap(pattern=[[cc, size], [0, k], [1, cc]], offset=0))
+    if kind == 'up':        # partition p holds source column c0 + p: output columns k*(c0+p) + j
+        for j in nl.static_range(k):
+            nisa.dma_copy(dst=out_flat.ap(pattern=[[k * in_c, size], [1, cc]],
+                                          offset=(out0 + c0 * k + j) * in_c + ch), src=tile)
     else:
-        nisa.dma_copy(dst=out_flat.ap(pattern=[[in_c, size], [1, cc]], offset=(out0 + c0) * in_c + ch), src=tile)
+        nisa.dma_copy(dst=out_flat.ap(pattern=[[in_c, size], [1, cc]],
+                                      offset=(out0 + c0) * in_c + ch), src=tile)
 
 # %% ../nbs/05_row_kernels.ipynb #05-006-2
-def copy_rows(data_flat, out_flat, kind:str, k:int, cols, b:int, in_hw, out_hw, c0:int, size:int, ch:int, cc:int):
-    "All output rows of image b for one column tile and channel chunk; a source row is loaded once per run of equal rows."
+def copy_rows(data_flat, out_flat, kind:str, k:int, cols, b:int, in_hw, out_hw, c0:int, size:int,
+              ch:int, cc:int):
+    "All output rows of image b for one column tile and channel chunk; each source row loaded once."
     (in_h, in_w), (out_h, out_w) = in_hw, out_hw
     tile = nl.ndarray((size, cc), dtype=data_flat.dtype, buffer=nl.sbuf)
     loaded = -1
-    for oh in range(out_h):
+    for oh in nl.static_range(out_h):
         src_row = oh * in_h // out_h                                   # trace-time integer: exact
         if src_row != loaded:
             load_row(tile, data_flat, kind, k, cols, (b * in_h + src_row) * in_w, c0, size, ch, cc)
@@ -56,19 +62,20 @@ def copy_rows(data_flat, out_flat, kind:str, k:int, cols, b:int, in_hw, out_hw, 
 
 # %% ../nbs/05_row_kernels.ipynb #05-006-4
 def resize_nearest_hoisted_kernel(data_tensor, out_shape):
-    "Exact nearest resize: column index once per column tile, source rows resolved at trace time, repeated rows re-stored."
+    "Exact nearest resize: column index once per column tile, source rows resolved at trace time."
     in_b, in_h, in_w, in_c, out_h, out_w = kernel_shapes(data_tensor, out_shape)
-    assert in_exact_range((in_h, in_w), (out_h, out_w)), 'sizes outside the exact graph\'s proven range (see exact_range_problems)'
+    assert in_exact_range((in_h, in_w), (out_h, out_w)), 'sizes outside the proven range (exact_range_problems)'
     out_tensor, data_flat, out_flat = flat_views(data_tensor, out_shape)
     chunk = channel_chunk(in_c, data_tensor.dtype)
-    for t in nl.affine_range((out_w + TILE - 1) // TILE):
+    for t in nl.static_range((out_w + TILE - 1) // TILE):
         c0 = t * TILE
         size = min(TILE, out_w - c0)
         cols = nl.ndarray((size, 1), dtype=nl.int32, buffer=nl.sbuf)
         build_column_indices(cols, c0, size, in_w, out_w)
-        for b in nl.affine_range(in_b):
-            for ch in range(0, in_c, chunk):
-                copy_rows(data_flat, out_flat, 'hoisted', 1, cols, b, (in_h, in_w), (out_h, out_w), c0, size, ch, min(chunk, in_c - ch))
+        for b in nl.static_range(in_b):
+            for ch in nl.static_range(0, in_c, chunk):
+                copy_rows(data_flat, out_flat, 'hoisted', 1, cols, b, (in_h, in_w), (out_h, out_w),
+                          c0, size, ch, min(chunk, in_c - ch))
     return out_tensor
 
 # %% ../nbs/05_row_kernels.ipynb #05-008
@@ -82,14 +89,15 @@ def resize_nearest_strided_kernel(data_tensor, out_shape):
     "Exact nearest resize for integer width ratios with plain strided DMAs only (no index vector)."
     in_b, in_h, in_w, in_c, out_h, out_w = kernel_shapes(data_tensor, out_shape)
     kind, k = width_ratio(in_w, out_w)
-    assert kind != 'none', f'the strided kernel needs an integer width ratio; got in_w={in_w}, out_w={out_w}'
+    assert kind != 'none', f'the strided kernel needs an integer width ratio, got {in_w} -> {out_w}'
     out_tensor, data_flat, out_flat = flat_views(data_tensor, out_shape)
     chunk = channel_chunk(in_c, data_tensor.dtype)
-    cols_per_row = out_w if kind == 'down' else in_w                          # what sits on the partitions
-    for t in nl.affine_range((cols_per_row + TILE - 1) // TILE):
+    cols_per_row = out_w if kind == 'down' else in_w                # what sits on the partitions
+    for t in nl.static_range((cols_per_row + TILE - 1) // TILE):
         c0 = t * TILE
         size = min(TILE, cols_per_row - c0)
-        for b in nl.affine_range(in_b):
-            for ch in range(0, in_c, chunk):
-                copy_rows(data_flat, out_flat, kind, k, None, b, (in_h, in_w), (out_h, out_w), c0, size, ch, min(chunk, in_c - ch))
+        for b in nl.static_range(in_b):
+            for ch in nl.static_range(0, in_c, chunk):
+                copy_rows(data_flat, out_flat, kind, k, None, b, (in_h, in_w), (out_h, out_w),
+                          c0, size, ch, min(chunk, in_c - ch))
     return out_tensor

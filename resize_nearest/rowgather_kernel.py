@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['ROW_TILE_BYTES', 'GATHER_RESIDUES', 'period_bytes', 'rowgather_uses_gather', 'rowgather_periods', 'rowgather_fits',
-           'chunk_gather_indices', 'copy_residues', 'resize_nearest_rowgather_kernel']
+           'chunk_gather_indices', 'copy_residues', 'map_chunk', 'resize_nearest_rowgather_kernel']
 
 # %% ../nbs/05c_rowgather_kernel.ipynb #05c-004
 from .backend import nki, nl, nisa
@@ -12,23 +12,27 @@ from .gather_kernels import kernel_shapes, dtype_bytes
 from .row_kernels import build_column_indices
 from .residue_kernel import residue_plan
 
-ROW_TILE_BYTES = 160 * 1024      # SBUF bytes per partition the segment tiles (and the gather's indices) may use (of 192 KiB)
-GATHER_RESIDUES = 8              # from this many column residues on, one nc_n_gather per chunk replaces the q_w engine copies
+ROW_TILE_BYTES = 160 * 1024   # SBUF per partition for segments and gather indices (of 192 KiB, trn1)
+GATHER_RESIDUES = 8           # from this many column residues on, one nc_n_gather replaces q_w copies
 
 def period_bytes(p_w:int, q_w:int, channels:int, itemsize:int, gather:bool)->int:
-    "SBUF bytes per partition one column period takes: its source and output columns, and the gather's uint32 indices."
-    return (p_w + q_w) * channels * itemsize + (q_w * channels * 4 if gather else 0)
+    "SBUF bytes per partition of one column period: source and output columns, gather indices."
+    segments = (p_w + q_w) * channels * itemsize
+    # the indices of a full chunk and of a shorter last chunk stay live together: count both
+    return segments + (2 * q_w * channels * 4 if gather else 0)
 
 def rowgather_uses_gather(in_w:int, out_w:int, channels:int, itemsize:int)->bool:
-    "Whether the column map is applied by one in-partition gather (many residues, and room for the indices) rather than one copy per residue."
+    "Whether one in-partition gather applies the column map (many residues, room for the indices)."
     g_w, p_w, q_w = residue_plan(in_w, out_w)
     return q_w >= GATHER_RESIDUES and period_bytes(p_w, q_w, channels, itemsize, True) <= ROW_TILE_BYTES
 
 def rowgather_periods(in_w:int, out_w:int, channels:int, itemsize:int)->int:
-    "Column periods (q_w output columns made from p_w source columns) per chunk: as many as fit, spread evenly; 0 if one does not fit."
+    "Column periods per chunk: as many as fit, spread evenly over the chunks; 0 if one does not fit."
     g_w, p_w, q_w = residue_plan(in_w, out_w)
-    most = ROW_TILE_BYTES // period_bytes(p_w, q_w, channels, itemsize, rowgather_uses_gather(in_w, out_w, channels, itemsize))
-    if most == 0: return 0
+    gather = rowgather_uses_gather(in_w, out_w, channels, itemsize)
+    most = ROW_TILE_BYTES // period_bytes(p_w, q_w, channels, itemsize, gather)
+    if most == 0:
+        return 0
     chunks = (g_w + most - 1) // most
     return (g_w + chunks - 1) // chunks
 
@@ -38,23 +42,51 @@ def rowgather_fits(in_w:int, out_w:int, channels:int, itemsize:int)->bool:
 
 # %% ../nbs/05c_rowgather_kernel.ipynb #05c-006
 def chunk_gather_indices(parts:int, n:int, p_w:int, q_w:int, channels:int):
-    "(parts, n*q_w*channels) uint32: where each element of a chunk of n output periods sits in its source segment (one iota per residue)."
+    "(parts, n*q_w*channels) uint32: where each element of n output periods sits in its source segment."
     idx = nl.ndarray((parts, n * q_w * channels), dtype=nl.uint32, buffer=nl.sbuf)
     idx3 = idx.reshape((parts, n * q_w, channels))
-    for r_w in range(q_w):                                            # columns q_w*j + r_w read source column p_w*j + s_w
+    for r_w in nl.static_range(q_w):          # columns q_w*j + r_w read source column p_w*j + s_w
         s_w = r_w * p_w // q_w
-        nisa.iota(idx3[:, r_w:n * q_w:q_w, :], [[p_w * channels, n], [1, channels]], offset=s_w * channels, channel_multiplier=0)
+        nisa.iota(idx3[:, r_w:n * q_w:q_w, :], [[p_w * channels, n], [1, channels]],
+                  offset=s_w * channels, channel_multiplier=0)
     return idx
 
 def copy_residues(dst, src, size:int, n:int, p_w:int, q_w:int, channels:int):
     "Output segment `dst` from source segment `src` (n periods): one engine copy per column residue."
-    src3, dst3 = src.reshape((size, n * p_w, channels)), dst.reshape((size, n * q_w, channels))
-    for r_w in range(q_w):
+    src3 = src.reshape((size, n * p_w, channels))
+    dst3 = dst.reshape((size, n * q_w, channels))
+    for r_w in nl.static_range(q_w):
         s_w = r_w * p_w // q_w
         nisa.tensor_copy(dst=dst3[:, r_w:n * q_w:q_w, :], src=src3[:, s_w:s_w + p_w * (n - 1) + 1:p_w, :])
 
+def map_chunk(rows_in, rows_out, src_rows, gather:bool, idx, src_offset:int, dst_offset:int,
+              size:int, n:int, plan):
+    "One column chunk of `size` output rows: gather the source segments, map columns, store."
+    in_w, out_w, in_c, p_w, q_w = plan
+    src = nl.ndarray((size, n * p_w * in_c), dtype=rows_in.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=src, src=rows_in.ap(pattern=[[in_w * in_c, size], [1, n * p_w * in_c]],
+                                           offset=src_offset, vector_offset=src_rows,
+                                           indirect_dim=0))
+    dst = nl.ndarray((size, n * q_w * in_c), dtype=rows_in.dtype, buffer=nl.sbuf)
+    if gather:
+        nisa.nc_n_gather(dst=dst, data=src, indices=idx[0:size, :])
+    else:
+        copy_residues(dst, src, size, n, p_w, q_w, in_c)
+    nisa.dma_copy(dst=rows_out.ap(pattern=[[out_w * in_c, size], [1, n * q_w * in_c]],
+                                  offset=dst_offset), src=dst)
+
+
+def _gather_indices(gather:bool, parts:int, per:int, g_w:int, p_w:int, q_w:int, channels:int):
+    "(indices of a full chunk, of the last chunk), built once per kernel; (None, None) without gather."
+    if not gather:
+        return None, None
+    full_idx = chunk_gather_indices(parts, per, p_w, q_w, channels)
+    if g_w % per == 0:
+        return full_idx, full_idx
+    return full_idx, chunk_gather_indices(parts, g_w % per, p_w, q_w, channels)
+
 def resize_nearest_rowgather_kernel(data_tensor, out_shape):
-    "Exact nearest resize: source row segments gathered per 128 output rows and column chunk, columns mapped on chip, segments stored."
+    "Exact nearest resize: row segments gathered per 128 output rows, columns mapped on chip, stored."
     in_b, in_h, in_w, in_c, out_h, out_w = kernel_shapes(data_tensor, out_shape)
     per = rowgather_periods(in_w, out_w, in_c, dtype_bytes(data_tensor.dtype))
     assert per > 0, 'one column period does not fit an SBUF partition (see rowgather_fits)'
@@ -62,29 +94,21 @@ def resize_nearest_rowgather_kernel(data_tensor, out_shape):
     rows_in = data_tensor.reshape((in_b * in_h, in_w * in_c))
     rows_out = out_tensor.reshape((in_b * out_h, out_w * in_c))
     g_w, p_w, q_w = residue_plan(in_w, out_w)
-    gather = rowgather_uses_gather(in_w, out_w, in_c, dtype_bytes(data_tensor.dtype))   # a trace-time choice
-    if gather:                                                         # the indices depend on the chunk width only: built once
-        full_idx = chunk_gather_indices(min(128, out_h), per, p_w, q_w, in_c)
-        last_idx = full_idx
-        if g_w % per != 0: last_idx = chunk_gather_indices(min(128, out_h), g_w % per, p_w, q_w, in_c)
-    for t in range((out_h + 127) // 128):
+    gather = rowgather_uses_gather(in_w, out_w, in_c, dtype_bytes(data_tensor.dtype))
+    full_idx, last_idx = _gather_indices(gather, min(128, out_h), per, g_w, p_w, q_w, in_c)
+    plan = (in_w, out_w, in_c, p_w, q_w)
+    for t in nl.static_range((out_h + 127) // 128):
         r0 = t * 128
         size = min(128, out_h - r0)
         src_rows = nl.ndarray((size, 1), dtype=nl.int32, buffer=nl.sbuf)
-        build_column_indices(src_rows, r0, size, in_h, out_h)                 # (oh * in_h) // out_h, exact
-        for b in range(in_b):
-            for j0 in range(0, g_w, per):                                     # column chunks of whole periods
+        build_column_indices(src_rows, r0, size, in_h, out_h)          # (oh * in_h) // out_h
+        for b in nl.static_range(in_b):
+            for j0 in nl.static_range(0, g_w, per):                     # chunks of whole periods
                 n = min(per, g_w - j0)
-                src = nl.ndarray((size, n * p_w * in_c), dtype=data_tensor.dtype, buffer=nl.sbuf)
-                nisa.dma_copy(dst=src, src=rows_in.ap(pattern=[[in_w * in_c, size], [1, n * p_w * in_c]],
-                                                       offset=b * in_h * in_w * in_c + j0 * p_w * in_c, vector_offset=src_rows, indirect_dim=0))
-                dst = nl.ndarray((size, n * q_w * in_c), dtype=data_tensor.dtype, buffer=nl.sbuf)
-                if gather:
-                    idx = full_idx
-                    if n != per: idx = last_idx
-                    nisa.nc_n_gather(dst=dst, data=src, indices=idx[0:size, :])
-                else:
-                    copy_residues(dst, src, size, n, p_w, q_w, in_c)
-                nisa.dma_copy(dst=rows_out.ap(pattern=[[out_w * in_c, size], [1, n * q_w * in_c]],
-                                              offset=(b * out_h + r0) * out_w * in_c + j0 * q_w * in_c), src=dst)
+                idx = full_idx
+                if n != per:
+                    idx = last_idx
+                map_chunk(rows_in, rows_out, src_rows, gather, idx,
+                          (b * in_h * in_w + j0 * p_w) * in_c,
+                          ((b * out_h + r0) * out_w + j0 * q_w) * in_c, size, n, plan)
     return out_tensor

@@ -142,3 +142,91 @@ def test_inputs_are_shared_read_only_and_never_modified():
     assert np.shares_memory(t.storage.data, x) and not t.storage.data.flags.writeable
     y = nki.jit(scribble)(x)
     np.testing.assert_array_equal(x, x0); np.testing.assert_array_equal(y, np.full((2, 3), 7.0))
+
+# --- machine rules: each refused with the rule's name and its document (aws-neuron-sdk v2.29.1) ---------
+from resize_nearest.nki_cpu.memory import (MACHINE_RULES, MachineRuleError, allocate as _alloc, from_numpy as _hbm,
+                                           target_chip, write as _write, STATS as _STATS)
+from resize_nearest.nki_cpu import isa as _isa
+
+def _sb(shape, dtype=np.float32, buf='sbuf', fill=True):
+    from resize_nearest.nki_cpu import memory
+    t = _alloc(shape, dtype, getattr(memory, buf), f'{buf}{shape}')
+    if fill:
+        _write(t, np.zeros(shape, dtype))
+    return t
+
+def _rows(n=2):
+    r = _sb((n, 1), np.int32)
+    _write(r, np.zeros((n, 1), np.int32))
+    return r
+
+MACHINE_CASES = {
+    'partitions': lambda: _alloc((129, 2), np.float32),
+    'tensor-bytes': lambda: _alloc((2, 60000), np.float32),
+    'free-dims': lambda: _sb((2, 2, 2, 2, 2, 2)).ap([[32, 2], [16, 2], [8, 2], [4, 2], [2, 2], [1, 2]]),
+    'partition-step': lambda: _sb((16, 32)).ap([[64, 8], [1, 32]]),               # nki-aps.rst's own example
+    'indirect-hbm': lambda: _sb((4, 2)).ap([[2, 2], [1, 2]], vector_offset=_rows()),
+    'indirect-offsets': lambda: _hbm(np.zeros((4, 2), np.float32)).ap([[2, 2], [1, 2]],
+                                                                       vector_offset=_sb((2, 1), np.int32, 'psum')),
+    'indirect-swdge': lambda: _isa.dma_copy(_sb((2, 2), fill=False),
+                                            _hbm(np.zeros((4, 2), np.float32)).ap([[2, 2], [1, 2]], vector_offset=_rows()),
+                                            dge_mode=_isa.dge_mode.hwdge),
+    'dma-psum-source': lambda: _isa.dma_copy(_hbm(np.zeros((2, 2), np.float32)), _sb((2, 2), buf='psum')),
+    'dma-broadcast': lambda: _isa.dma_copy(_hbm(np.zeros((2, 3, 2), np.float32)), _sb((2, 2)).ap([[2, 2], [0, 3], [1, 2]])),
+    'tt-psum-inputs': lambda: _isa.tensor_tensor(_sb((2, 2)), _sb((2, 2), buf='psum'), _sb((2, 2), buf='psum'), _isa.OPS['add']),
+    'gpsimd-psum': lambda: _isa.tensor_copy(_sb((2, 2)), _sb((2, 2), buf='psum'), engine=_isa.engine.gpsimd),
+    'ts-gpsimd': lambda: _isa.tensor_scalar(_sb((2, 2)), _sb((2, 2)), _isa.OPS['add'], 1.0, engine=_isa.engine.gpsimd),
+}
+
+def _live_overflow():
+    keep = _alloc((128, 25600), np.float32)              # 100 KiB per partition
+    return keep, _alloc((128, 25600), np.float32)        # a second one does not fit trn1's 192 KiB
+
+MACHINE_CASES['live-bytes'] = _live_overflow
+
+def test_every_machine_rule_has_a_case():
+    assert set(MACHINE_CASES) == set(MACHINE_RULES)
+
+@pytest.mark.parametrize('rule', sorted(MACHINE_RULES))
+def test_machine_rule_refused_with_its_document(rule):
+    with pytest.raises(MachineRuleError, match=f"'{rule}'") as e:
+        MACHINE_CASES[rule]()
+    assert MACHINE_RULES[rule][1].split()[-1].split(':')[0] in str(e.value)
+
+def test_live_bytes_follow_references_and_chip():
+    _STATS.reset()
+    first = _alloc((128, 25600), np.float32)
+    del first                                            # dropped: its bytes are free again
+    second = _alloc((128, 25600), np.float32)
+    with target_chip('trn2'):                            # 224 KiB per partition: two 100 KiB tiles fit
+        third = _alloc((128, 25600), np.float32)
+    assert _STATS.summary()['sbuf_peak_bytes'] == 2 * 102400
+    del second, third
+
+def test_tensor_tensor_precision_follows_the_engine():
+    "int32 tiles: exact on GpSimd (the default), float32 on Vector or with a PSUM operand (isa :2549-2554)."
+    a, out = _sb((1, 1), np.int32), _sb((1, 1), np.int32, fill=False)
+    _write(a, np.int32([[2**24 + 1]]))
+    _isa.tensor_tensor(out, a, a, _isa.OPS['add'])
+    assert int(_isa.read(out)[0, 0]) == 2**25 + 2
+    _isa.tensor_tensor(out, a, a, _isa.OPS['add'], engine=_isa.engine.vector)
+    assert int(_isa.read(out)[0, 0]) == 2**25
+    p = _sb((1, 1), np.int32, 'psum')
+    _write(p, np.int32([[2**24 + 1]]))
+    _isa.tensor_tensor(out, a, p, _isa.OPS['add'])
+    assert int(_isa.read(out)[0, 0]) == 2**25
+
+def test_shape_entries_must_be_integers():
+    for bad in ((2.9, 3), (True, 3), ('4', 3)):
+        with pytest.raises(TypeError, match='shape entries must be integers'):
+            _alloc(bad, np.float32)
+
+def test_kernels_stay_within_the_sbuf_of_every_chip():
+    "The measured SBUF peak of every exact variant on the cost model's largest shapes fits trn1's 192 KiB."
+    from resize_nearest import nki_cpu, resize_nearest
+    for shape, out in [((1, 512, 512, 64), (768, 768)), ((1, 1080, 1920, 3), (720, 1280)), ((10, 30, 20, 1280), (59, 38))]:
+        x = np.zeros(shape, np.float32)
+        for variant in ('exact', 'hoisted', 'residue', 'rowgather'):
+            with nki_cpu.counting() as c:
+                resize_nearest(x, out, variant=variant)
+            assert 0 <= c.summary()['sbuf_peak_bytes'] <= 192 * 1024, (shape, variant)

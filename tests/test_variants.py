@@ -95,11 +95,25 @@ def test_auto_choice():
     from resize_nearest.cost_model import predict_time
     from resize_nearest.rowgather_kernel import rowgather_fits
     assert choose_variant((1, 1080, 1920, 3), (720, 1280), np.uint8) == 'rowgather'   # 3-byte pixels: only whole rows make big descriptors
-    assert choose_variant((1, 7, 7, 8), (41, 41)) != 'rowgather'                     # 41 copies of one column each per tile: the index vector wins
     for shape, out in [((1, 512, 512, 64), (768, 768)), ((2, 224, 224, 3), (192, 192)), ((1, 7, 7, 8), (41, 41)), ((10, 30, 20, 1280), (59, 38))]:
         options = ['exact', 'hoisted', 'residue'] + (['rowgather'] if rowgather_fits(shape[2], out[1], shape[3], 4) else [])
         best = min(predict_time(v, shape, out)['seconds'] for v in options)
         assert predict_time(choose_variant(shape, out), shape, out)['seconds'] == best
+
+def test_auto_respects_the_program_budget():
+    "auto never picks a variant whose traced program passes PROGRAM_BUDGET, and says so when none fits."
+    from resize_nearest.cost_model import PROGRAM_BUDGET, exact_options
+    for shape, out in [((1, 512, 512, 64), (768, 768)), ((1, 4320, 7680, 1), (2160, 3840)), ((1, 1080, 1920, 3), (719, 1279))]:
+        sizes = {v: predict_counts(v, shape, out)['traced_instructions'] for v in exact_options(shape, out)}
+        fits = [v for v, n in sizes.items() if n <= PROGRAM_BUDGET]
+        if fits:
+            assert choose_variant(shape, out) in fits
+        else:
+            with pytest.raises(ValueError, match='PROGRAM_BUDGET'):
+                choose_variant(shape, out)
+    # a coprime 4K resize: exact traces ~10^6 instructions, residue one DMA per output pixel pair of residues
+    sizes = {v: predict_counts(v, (1, 2160, 3840, 1), (2159, 3839))['traced_instructions'] for v in ('exact', 'residue')}
+    assert min(sizes.values()) > PROGRAM_BUDGET
 
 def test_rowgather_small_channels():
     "Every square pair 1..48 (RGB uint8), and the issue's shape: descriptors of >= 512 bytes carry >= 95% of the bytes."
@@ -129,3 +143,60 @@ def test_every_square_pair_to_48(variant):
         for o in range(1, 49):
             if variant == 'strided' and i % o and o % i: continue
             np.testing.assert_array_equal(resize_nearest(x, (o, o), variant=variant, backend='cpu'), ref(x, (o, o)))
+
+# --- the cast rounding: every exact variant must not depend on how float -> int casts round -----------
+ROUNDINGS = ('rne', 'trunc', 'floor')
+from resize_nearest.backend import nl, nisa
+from resize_nearest.row_kernels import build_column_indices
+from resize_nearest.graph import build_index_graph_exact
+
+def _column_map_kernel(start, size, in_w, out_w):
+    cols = nl.ndarray((size, 1), dtype=nl.int32, buffer=nl.sbuf)
+    build_column_indices(cols, start, size, in_w, out_w)
+    out = nl.ndarray((size, 1), dtype=nl.int32, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=cols)
+    return out
+
+def _exact_map_kernel(start, size, in_hw, out_hw):
+    idx = nl.ndarray((size, 1), dtype=nl.int32, buffer=nl.sbuf)
+    base = build_index_graph_exact(idx, start, size, in_hw, out_hw)
+    full = nl.ndarray((size, 1), dtype=nl.int32, buffer=nl.sbuf)
+    nisa.tensor_scalar(dst=full, data=idx, op0=nl.add, operand0=float(base))
+    out = nl.ndarray((size, 1), dtype=nl.int32, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=full)
+    return out
+
+@pytest.mark.parametrize('rounding', ROUNDINGS)
+def test_index_graphs_exact_under_every_rounding_1_to_64(rounding):
+    "The column/row map (hoisted, rowgather) and the flat exact graph on every (in, out) in 1..64."
+    from resize_nearest import backend, nki_cpu
+    with nki_cpu.cast_rounding(rounding):
+        for i in range(1, 65):
+            for o in range(1, 65):
+                want = np.arange(o) * i // o
+                got = backend.run_kernel(_column_map_kernel, 0, o, i, o, backend='cpu').ravel()
+                assert (got == want).all(), (rounding, i, o)
+                got = backend.run_kernel(_exact_map_kernel, 0, o, (1, i), (1, o), backend='cpu').ravel()
+                assert (got == want).all(), (rounding, i, o)
+
+@pytest.mark.parametrize('rounding', ROUNDINGS[1:])
+@pytest.mark.parametrize('variant', ['exact', 'hoisted', 'strided', 'residue', 'rowgather'])
+def test_every_variant_exact_under_other_roundings(rounding, variant):
+    "Whole kernels under truncating and flooring casts: square pairs 1..16 and the 65,535 limits."
+    from resize_nearest import nki_cpu
+    from resize_nearest.api import resize_nearest_reference
+    rng = np.random.default_rng(3)
+    cases = [((2, i, i, 3), (o, o)) for i in range(1, 17) for o in range(1, 17)]
+    cases += [((1, 65535, 1, 1), (3, 1)), ((1, 1, 65535, 1), (1, 7)), ((1, 2, 3, 1), (1, 65535)),
+              ((1, 3, 2, 1), (65535, 1))]
+    with nki_cpu.cast_rounding(rounding):
+        for shape, out in cases:
+            if variant == 'strided' and width_ratio(shape[2], out[1])[0] == 'none':
+                continue
+            x = rng.integers(0, 250, shape).astype(np.uint8)
+            try:
+                y = resize_nearest(x, out, variant=variant)
+            except ValueError as e:                       # rowgather without room for a period
+                assert variant == 'rowgather' and 'rowgather' in str(e), e
+                continue
+            assert (y == resize_nearest_reference(x, out)).all(), (rounding, variant, shape, out)

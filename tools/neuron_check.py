@@ -24,6 +24,11 @@ if real is None:
 r = neuron_check(a.report, warmup=a.warmup, iters=a.iters, progress=sys.stderr.isatty())
 print(f"nki {r['nki_version']} ({r['nki_path']}) on {r['host']}; report: {a.report}")
 print(report_table(r))
+cast = r['cast_rounding']
+print(f"float32 -> int32 cast of {cast['values']}: {cast['cast']}; interpreter roundings that agree: "
+      f"{cast['matches'] or 'none'}")
 failed = [x for x in r['rows'] if x['status'] not in ('pass', 'expected-oob')]
+if not cast['matches']:
+    print('the device cast matches no interpreter rounding: the interpreter is wrong about casts')
 print(f"{len(r['rows']) - len(failed)} rows passed, {len(failed)} failed")
-sys.exit(1 if failed else 0)
+sys.exit(1 if failed or not cast['matches'] else 0)

@@ -9,8 +9,10 @@ __all__ = ['Kernel', 'jit', 'simulate', 'reset_stats', 'stats', 'counting']
 import functools, contextlib, weakref, numpy as np
 from . import memory, isa, language, frontend
 from .frontend import check_kernel, NkiSubsetError
-from .memory import (Tensor, STATS, NkiError, OutOfBoundsError, UninitializedReadError,
-                                           from_numpy, read)
+from .memory import (Tensor, STATS, NkiError, OutOfBoundsError,
+                                           UninitializedReadError, MachineRuleError, from_numpy,
+                                           read, target_chip)
+from .isa import cast_rounding
 
 __version__ = 'nki_cpu (resize_nearest interpreter of the NKI subset)'
 

@@ -4,13 +4,15 @@
 
 # %% auto #0
 __all__ = ['add', 'subtract', 'multiply', 'maximum', 'minimum', 'greater', 'greater_equal', 'less', 'less_equal', 'equal',
-           'not_equal', 'logical_and', 'logical_or', 'logical_xor', 'ndarray', 'full', 'zeros', 'affine_range',
-           'sequential_range', 'static_range', 'ds', 'tile_size']
+           'not_equal', 'logical_and', 'logical_or', 'logical_xor', 'ndarray', 'full', 'zeros', 'static_range',
+           'affine_range', 'sequential_range', 'no_reorder', 'ds', 'tile_size']
 
 # %% ../../nbs/02c_nki_language.ipynb #02c-004
+import contextlib, warnings
 import numpy as np
-from .memory import (allocate, write, Tensor, PMAX, sbuf, psum, hbm, private_hbm, shared_hbm,
-                                           float32, float16, bfloat16, int8, int16, int32, uint8, uint16, uint32, bool_)
+from .memory import (allocate, write, Tensor, PMAX, STATS, sbuf, psum, hbm,
+                                           private_hbm, shared_hbm, float32, float16, bfloat16,
+                                           int8, int16, int32, uint8, uint16, uint32, bool_)
 from . import isa as _isa
 
 def ndarray(shape, dtype, buffer=sbuf, name='', address=None)->Tensor:
@@ -18,22 +20,54 @@ def ndarray(shape, dtype, buffer=sbuf, name='', address=None)->Tensor:
     return allocate(shape, dtype, buffer, name)
 
 def full(shape, fill_value, dtype, buffer=sbuf, name='')->Tensor:
-    "Allocate a tensor filled with `fill_value` (HBM fills count as a host write; on-chip a memset)."
+    "Allocate a tensor filled with `fill_value` (an HBM fill is a host write; on-chip a memset)."
     t = allocate(shape, dtype, buffer, name)
-    if buffer.on_chip: _isa.memset(t, fill_value)
-    else: write(t, np.full(t.shape, fill_value).astype(t.dtype))
+    if buffer.on_chip:
+        _isa.memset(t, fill_value)
+    else:
+        write(t, np.full(t.shape, fill_value).astype(t.dtype))
     return t
 
 def zeros(shape, dtype, buffer=sbuf, name='')->Tensor:
     "Allocate a zero-filled tensor."
     return full(shape, 0 if np.dtype(dtype).kind in 'iub' else 0.0, dtype, buffer, name)
 
-def affine_range(start, stop=None, step=1): "Loop range, unrolled at trace time."; return range(start, stop, step) if stop is not None else range(0, start, step)
-def sequential_range(start, stop=None, step=1): "Loop range with a carried dependency (unrolled here)."; return affine_range(start, stop, step)
-def static_range(start, stop=None, step=1): "Loop range unrolled at trace time."; return affine_range(start, stop, step)
-def ds(start, size): "Dynamic-slice helper: `t[nl.ds(s, n)]` is `t[s:s+n]`."; return slice(start, start + size)
+def _unrolled(start, stop, step):
+    "The iterations of a trace-time loop, each counted in `loop_iterations`."
+    for i in (range(start, stop, step) if stop is not None else range(0, start, step)):
+        STATS.record_loop_iteration()
+        yield i
 
-class tile_size: pmax = PMAX; psum_fmax = 512; gemm_stationary_fmax = 128; gemm_moving_fmax = 512
+def static_range(start, stop=None, step=1):
+    "Loop range, fully unrolled at trace time."
+    return _unrolled(start, stop, step)
+
+def affine_range(start, stop=None, step=1):
+    "Deprecated in NKI 0.3 (prefer static_range); unrolled like it."
+    warnings.warn('nl.affine_range is deprecated in NKI 0.3; use nl.static_range',
+                  DeprecationWarning, stacklevel=2)
+    return _unrolled(start, stop, step)
+
+def sequential_range(start, stop=None, step=1):
+    "Deprecated in NKI 0.3 (prefer static_range); unrolled like it."
+    warnings.warn('nl.sequential_range is deprecated in NKI 0.3; use nl.static_range',
+                  DeprecationWarning, stacklevel=2)
+    return _unrolled(start, stop, step)
+
+@contextlib.contextmanager
+def no_reorder():
+    "Keep the instructions of the block in program order (the interpreter runs in order anyway)."
+    yield
+
+def ds(start, size):
+    "Dynamic-slice helper: `t[nl.ds(s, n)]` is `t[s:s+n]`."
+    return slice(start, start + size)
+
+class tile_size:
+    pmax = PMAX
+    psum_fmax = 512
+    gemm_stationary_fmax = 128
+    gemm_moving_fmax = 512
 
 # %% ../../nbs/02c_nki_language.ipynb #02c-005
 (add, subtract, multiply, maximum, minimum, greater, greater_equal, less, less_equal, equal, not_equal,
