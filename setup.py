@@ -7,9 +7,10 @@ cfg.read('settings.ini', encoding='utf-8')
 cfg = cfg['DEFAULT']
 
 reqs = cfg.get('requirements', '').split()
-dev_reqs = cfg.get('dev_requirements', '').split()
-neuron_reqs = cfg.get('neuron_requirements', '').split()
-docs_reqs = cfg.get('docs_requirements', '').split()   # only on Neuron's own package index (see README)
+neuron_reqs = cfg.get('neuron_requirements', '').split()   # only on Neuron's own package index (see README)
+extras = {name: cfg.get(f'{name}_requirements', '').split() for name in ('torch', 'onnx', 'peers', 'docs')}
+extras['dev'] = cfg.get('dev_requirements', '').split() + sum(extras.values(), [])   # dev: everything
+extras['neuron'] = neuron_reqs
 scripts = [s.strip() for s in cfg.get('console_scripts', '').split('\n') if s.strip()]
 
 setuptools.setup(
@@ -25,10 +26,10 @@ setuptools.setup(
     packages=setuptools.find_packages(include=[cfg['lib_name'], cfg['lib_name'] + '.*']),
     include_package_data=True,
     install_requires=reqs,
-    extras_require={'dev': dev_reqs, 'neuron': neuron_reqs, 'docs': docs_reqs},
+    extras_require=extras,
     python_requires='>=' + cfg['min_python'],
     entry_points={'console_scripts': scripts, 'nbdev': [f"{cfg['lib_path']}={cfg['lib_path']}._modidx:d"]},
-    classifiers=['Programming Language :: Python :: 3', 'License :: OSI Approved :: Apache Software License'],
+    classifiers=['Programming Language :: Python :: 3'],      # the licence is the SPDX expression above
     project_urls={'Source': cfg['git_url']},
     zip_safe=False,
 )

@@ -11,11 +11,11 @@ __all__ = ['SUPPORTED_DTYPES', 'VARIANTS', 'CHUNK', 'KERNELS', 'check_image', 'c
 import numpy as np, warnings, ml_dtypes, os
 from . import backend as _backend
 from .index_map import load_indices, check_shape, MAX_INDEX
-from .graph import exact_range_problems, F32_EXACT
+from .plan import exact_range_problems, F32_EXACT, width_ratio, residue_plan, rowgather_fits
 from .gather_kernels import resize_nearest_fixed_dma_kernel, resize_nearest_exact_kernel
-from .row_kernels import resize_nearest_hoisted_kernel, resize_nearest_strided_kernel, width_ratio
-from .residue_kernel import resize_nearest_residue_kernel, residue_plan
-from .rowgather_kernel import resize_nearest_rowgather_kernel, rowgather_fits
+from .row_kernels import resize_nearest_hoisted_kernel, resize_nearest_strided_kernel
+from .residue_kernel import resize_nearest_residue_kernel
+from .rowgather_kernel import resize_nearest_rowgather_kernel
 from .cost_model import choose_variant
 
 # %% ../nbs/07_api.ipynb #07-006

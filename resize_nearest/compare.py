@@ -14,7 +14,7 @@ from .backend import run_kernel
 from .nki_cpu import OutOfBoundsError
 from .gather_kernels import resize_nearest_exact_kernel, resize_nearest_fixed_dma_kernel
 from .api import resize_nearest_reference, kernel_for_variant
-from .row_kernels import width_ratio
+from .plan import width_ratio
 
 def _index_image(in_hw): return np.arange(in_hw[0] * in_hw[1], dtype=np.float32).reshape(in_hw)
 

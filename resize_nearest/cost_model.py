@@ -12,10 +12,9 @@ import numpy as np, copy
 from collections import Counter
 from functools import lru_cache
 from .index_map import load_indices
-from .gather_kernels import TILE, TILE_FREE_BYTES
-from .row_kernels import width_ratio
-from .residue_kernel import residue_plan
-from .rowgather_kernel import rowgather_periods, rowgather_uses_gather
+from .index_map import contiguous_run
+from .plan import (TILE, channel_chunks, tile_sizes, width_ratio, residue_plan,
+                                 rowgather_periods, rowgather_uses_gather)
 
 # compute instructions per index tile, by engine (GpSimd: iota and tensor_tensor on int32 only; Vector: the rest)
 ENGINE_PER_TILE = {'as_compiled': {'gpsimd': 6, 'vector': 26}, 'exact': {'gpsimd': 13, 'vector': 17},
@@ -24,17 +23,9 @@ ENGINE_PER_TILE = {'as_compiled': {'gpsimd': 6, 'vector': 26}, 'exact': {'gpsimd
 PER_TILE = {k: sum(v.values()) for k, v in ENGINE_PER_TILE.items()}
 MODELLED_VARIANTS = ('as_compiled', 'exact', 'hoisted', 'strided', 'residue', 'rowgather')
 
-def _run(dims)->int:
-    "Elements per descriptor of one side of a regular copy: the trailing dimensions that are contiguous (count-1 dimensions dropped)."
-    run = 1
-    for s, n in reversed([d for d in dims if d[1] != 1]):
-        if s != run: break
-        run *= n
-    return run
-
 def _copy(src_dims, dst_dims, itemsize, times=1)->Counter:
     "{bytes: count} of a regular copy, `times` over: a descriptor is the longest run contiguous on both sides."
-    total, run = int(np.prod([n for _, n in src_dims])), min(_run(src_dims), _run(dst_dims))
+    total, run = int(np.prod([n for _, n in src_dims])), min(contiguous_run(src_dims), contiguous_run(dst_dims))
     return Counter({run * itemsize: total // run * times})
 
 def _gather(blocks, width, itemsize, times=1)->Counter:
@@ -45,13 +36,6 @@ def _gather(blocks, width, itemsize, times=1)->Counter:
         lengths, counts = np.unique(np.diff(np.r_[0, cut, s.size]), return_counts=True)
         out.update({int(l) * width * itemsize: int(k) * times for l, k in zip(lengths, counts)})
     return out
-
-def _chunks(c:int, itemsize:int):
-    "(first channel, channels) of each data tile: the host twin of the kernels' channel_chunk."
-    chunk = max(1, min(c, TILE_FREE_BYTES // itemsize))
-    return [(c0, min(chunk, c - c0)) for c0 in range(0, c, chunk)]
-
-def _tiles(n:int): return [min(TILE, n - t) for t in range(0, n, TILE)]
 
 def _flat_map_blocks(in_hw, out_hw, mode, block=1 << 22):
     "The flat source-pixel map in tile-aligned blocks (memory stays flat on 4K and larger images)."
@@ -74,22 +58,22 @@ def _counts(variant, x_shape, out_hw, dtype)->dict:
         g = _gather(blocks, width, isz, times)
         desc.update(g)
         gathered.update(g)
-    def index_tiles(kind, sizes, times=1):                # every index instruction writes a (size, 1) tile
+    def indextile_sizes(kind, sizes, times=1):                # every index instruction writes a (size, 1) tile
         for e, n in ENGINE_PER_TILE[kind].items(): eng[e] += n * len(sizes) * times; elems[e] += n * sum(sizes) * times
     def stores(sizes, src_dims, dst_dims, times):        # one regular copy per tile, per size class
         for size in set(sizes): desc.update(_copy(src_dims(size), dst_dims(size), isz, times * sizes.count(size)))
-    chunks, src_rows = _chunks(c, isz), len({r * ih // oh for r in range(oh)})
+    chunks, src_rows = channel_chunks(c, isz), len({r * ih // oh for r in range(oh)})
     if variant in ('as_compiled', 'exact'):
-        tiles = _tiles(oh * ow)
-        index_tiles('exact_wide' if variant == 'exact' and ow > TILE else variant, tiles, b if variant == 'as_compiled' else 1)
+        tiles = tile_sizes(oh * ow)
+        indextile_sizes('exact_wide' if variant == 'exact' and ow > TILE else variant, tiles, b if variant == 'as_compiled' else 1)
         for c0, cc in chunks:
             gather((m * c + c0 for m in _flat_map_blocks((ih, iw), (oh, ow), variant)), cc, b)
             stores(tiles, lambda n: [(cc, n), (1, cc)], lambda n: [(c, n), (1, cc)], b)
         transfers = 2 * b * len(tiles) * len(chunks)
         indirect = transfers // 2
     elif variant == 'hoisted':
-        tiles = _tiles(ow)
-        index_tiles('columns', tiles)
+        tiles = tile_sizes(ow)
+        indextile_sizes('columns', tiles)
         cols = np.arange(ow, dtype=np.int64) * iw // ow
         for c0, cc in chunks:
             gather([cols * c + c0], cc, b * src_rows)
@@ -99,7 +83,7 @@ def _counts(variant, x_shape, out_hw, dtype)->dict:
     elif variant == 'strided':
         kind, k = width_ratio(iw, ow)
         if kind == 'none': raise ValueError(f'strided needs an integer width ratio, got {iw} -> {ow}')
-        tiles = _tiles(ow if kind == 'down' else iw)
+        tiles = tile_sizes(ow if kind == 'down' else iw)
         for c0, cc in chunks:
             if kind == 'down':
                 stores(tiles, lambda n: [(k * c, n), (1, cc)], lambda n: [(cc, n), (1, cc)], b * src_rows)
@@ -119,9 +103,9 @@ def _counts(variant, x_shape, out_hw, dtype)->dict:
         per = rowgather_periods(iw, ow, c, isz)
         if per == 0: raise ValueError(f'rowgather needs one column period, (p_w + q_w) * C * itemsize bytes, within 160 KiB; got {iw} -> {ow} with {c} channels of {isz} bytes')
         g_w, p_w, q_w = residue_plan(iw, ow)
-        tiles, rows = _tiles(oh), np.arange(oh, dtype=np.int64) * ih // oh
+        tiles, rows = tile_sizes(oh), np.arange(oh, dtype=np.int64) * ih // oh
         widths = [min(per, g_w - j0) for j0 in range(0, g_w, per)]          # periods per column chunk
-        index_tiles('columns', tiles)
+        indextile_sizes('columns', tiles)
         for j0, n in zip(range(0, g_w, per), widths):
             gather([rows * iw * c + j0 * p_w * c], n * p_w * c, b)
             stores(tiles, lambda m: [(n * q_w * c, m), (1, n * q_w * c)], lambda m: [(ow * c, m), (1, n * q_w * c)], b)

@@ -64,7 +64,16 @@ def test_audit_of_a_torch_export():
 
 @pytest.mark.parametrize('args, rc, text', [(['224x224', '192x192'], 1, 'PyTorch nearest'), (['30x20', '60x40'], 0, 'OpenCV'),
                                             (['224', '192'], 1, 'Neuron compiled kernel'), (['22a', '3'], 2, 'IN must look like'),
-                                            (['5x5'], 2, 'check takes 2 argument'), (['0x5', '3'], 2, 'positive integers')])
+                                            (['5x5'], 2, 'the following arguments are required: OUT'), (['0x5', '3'], 2, 'positive integers')])
 def test_check_command(args, rc, text):
     r = subprocess.run([sys.executable, '-m', 'resize_nearest.cli', 'check', *args], capture_output=True, text=True)
     assert r.returncode == rc and text in r.stdout + r.stderr and 'Traceback' not in r.stderr, r.stdout + r.stderr
+    r = subprocess.run([sys.executable, '-m', 'resize_nearest.cli', 'check', '--json', *args], capture_output=True, text=True)
+    assert r.returncode == rc and json.loads(r.stdout), r.stdout + r.stderr        # --json first, JSON on every exit
+
+def test_every_command_has_its_own_help_with_an_example():
+    for command in ('demo', 'sweep', 'lint', 'check', 'audit'):
+        r = subprocess.run([sys.executable, '-m', 'resize_nearest.cli', command, '--help'], capture_output=True, text=True)
+        assert r.returncode == 0 and f'usage: resize-nearest {command}' in r.stdout and 'example: resize-nearest' in r.stdout
+    r = subprocess.run([sys.executable, '-m', 'resize_nearest.cli', 'check', '--help'], capture_output=True, text=True)
+    assert '--json' in r.stdout and '--max' not in r.stdout

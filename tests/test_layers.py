@@ -57,3 +57,17 @@ def test_interpreter_and_kernels_do_not_import_matplotlib():
             'print(sorted(m for m in sys.modules if m.split(".")[0] == "matplotlib"))')
     r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, cwd=PKG.parent)
     assert r.returncode == 0 and r.stdout.strip() == '[]', r.stdout + r.stderr
+
+KERNEL_MODULES = {'resize_nearest.graph', 'resize_nearest.gather_kernels', 'resize_nearest.row_kernels',
+                  'resize_nearest.residue_kernel', 'resize_nearest.rowgather_kernel'}
+
+def test_plan_and_cost_model_sit_beneath_the_kernels():
+    "The plan imports only index math; the cost model predicts kernels without importing any (DESIGN.md layers)."
+    mods = dict(modules())
+    plan, _ = imports('resize_nearest.plan', mods['resize_nearest.plan'], mods)
+    assert plan <= {'resize_nearest.index_map', 'resize_nearest.floor'}, plan
+    cost, _ = imports('resize_nearest.cost_model', mods['resize_nearest.cost_model'], mods)
+    assert not cost & KERNEL_MODULES, cost & KERNEL_MODULES
+    for kernel in KERNEL_MODULES:
+        top, _ = imports(kernel, mods[kernel], mods)
+        assert 'resize_nearest.plan' in top, kernel

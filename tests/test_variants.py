@@ -1,7 +1,7 @@
 """Hoisted, strided and residue variants against the integer map; predicted counts against the interpreter; auto's choice."""
 import numpy as np, pytest
 from resize_nearest import resize_nearest
-from resize_nearest.row_kernels import width_ratio
+from resize_nearest.plan import width_ratio
 from resize_nearest.cost_model import predict_counts, choose_variant
 from resize_nearest.benchmark import measured_counts
 
@@ -93,7 +93,7 @@ def test_predicted_counts_equal_measured(x_shape, out_hw):
 def test_auto_choice():
     "auto takes the lowest modelled trn2 time (chapter 06), ties to fewer DMA transfers."
     from resize_nearest.cost_model import predict_time
-    from resize_nearest.rowgather_kernel import rowgather_fits
+    from resize_nearest.plan import rowgather_fits
     assert choose_variant((1, 1080, 1920, 3), (720, 1280), np.uint8) == 'rowgather'   # 3-byte pixels: only whole rows make big descriptors
     for shape, out in [((1, 512, 512, 64), (768, 768)), ((2, 224, 224, 3), (192, 192)), ((1, 7, 7, 8), (41, 41)), ((10, 30, 20, 1280), (59, 38))]:
         options = ['exact', 'hoisted', 'residue'] + (['rowgather'] if rowgather_fits(shape[2], out[1], shape[3], 4) else [])

@@ -12,6 +12,7 @@ import numpy as np
 from enum import IntEnum
 from numbers import Integral, Real
 from ..floor import cast_int, ROUNDINGS
+from ..index_map import contiguous_run
 from .memory import (Tensor, AccessPattern, NkiError, OutOfBoundsError,
                                            UninitializedReadError, STATS, read, write, refuse,
                                            float32, int32, uint32, bfloat16, _strided,
@@ -262,14 +263,6 @@ def _histogram(run_bytes)->dict:
     sizes, counts = np.unique(run_bytes, return_counts=True)
     return dict(zip(sizes.tolist(), counts.tolist()))
 
-def _contiguous_run(dims)->int:
-    "Elements per run where addresses advance by one: the product of the trailing dimensions that are contiguous."
-    run = 1
-    for s, n in reversed(dims):
-        if s != run: break
-        run *= n
-    return run
-
 def _bulk_copy(dst, src, name)->bool:
     "Copy two non-indirect sides of the same shape with NumPy strided views (no per-element index arrays); False if not applicable."
     fs, fd = _regular(src), _regular(dst)
@@ -281,8 +274,8 @@ def _bulk_copy(dst, src, name)->bool:
     if src.dtype != dst.dtype: v = cast_to(to_f32(v), dst.dtype)
     _strided(dst.storage.writable(), do, dd)[...] = v
     total = int(np.prod([n for _, n in sd]))
-    dst.storage.mark_written(lambda w: _strided(w, do, dd), whole=do == 0 and _contiguous_run(dd) == total == dst.storage.data.size)
-    run = min(_contiguous_run(sd), _contiguous_run(dd))
+    dst.storage.mark_written(lambda w: _strided(w, do, dd), whole=do == 0 and contiguous_run(dd) == total == dst.storage.data.size)
+    run = min(contiguous_run(sd), contiguous_run(dd))
     STATS.record_dma({run * src.dtype.itemsize: total // run}, indirect=False, name=name)
     return True
 
@@ -291,7 +284,7 @@ def _bulk_gather(dst, src, oob, name)->bool:
     if not isinstance(src, AccessPattern) or src.vector_offset is None or not isinstance(dst, Tensor) or not dst.contiguous: return False
     inner = [(s, n) for s, n in src.pattern[1:] if n != 1] or [(1, 1)]
     rows_n, width = src.pattern[0][1], int(np.prod([n for _, n in inner]))
-    if _contiguous_run(inner) != width or dst.size != rows_n * width: return False
+    if contiguous_run(inner) != width or dst.size != rows_n * width: return False
     base, st = src.base, src.storage
     start_row, within = divmod(src.offset - base.offset, src.rowstride)
     if within + width > src.rowstride: raise NkiError(f'inner pattern {src.pattern[1:]} at column {within} leaves a row of {src.rowstride} elements')
