@@ -20,9 +20,9 @@ fi
 . .venv/bin/activate
 python -m pip install -q --upgrade pip
 if [ -n "$extra" ]; then
-  python -m pip install -q -e ".[$extra]"
+  python -m pip install -q -e ".[$extra]"       # editable: the tests and notebooks use this tree
 else
-  python -m pip install -q -e .
+  python -m pip install -q .                    # the package alone, for the demo
 fi
 echo "$want" >> "$stamp"
 echo "venv ready: $(python --version), resize_nearest${extra:+[$extra]} installed in .venv"
