@@ -9,7 +9,7 @@ __all__ = ['measured_counts', 'benchmark']
 import numpy as np, statistics, time, warnings
 from . import nki_cpu
 from .api import resize_nearest, prepare_resize
-from .cost_model import predict_counts
+from .variants import predict_counts, VARIANTS
 from .index_map import load_indices
 
 def measured_counts(variant:str, x_shape, out_hw, dtype=np.float32)->dict:

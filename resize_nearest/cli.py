@@ -17,6 +17,7 @@ from .api import resize_nearest, resize_nearest_reference
 from .compare import kernel_sweep
 from .audit import check, audit_onnx, affected
 from .nki_cpu.frontend import kernel_problems
+from .variants import VARIANTS
 
 # %% ../nbs/15_cli.ipynb #15-005
 def plot_difference(ac:np.ndarray, ex:np.ndarray, title:str)->Figure:
@@ -106,9 +107,7 @@ def sweep_estimate(max_size:int)->float:
     return SECONDS_PER_PAIR * max_size ** 2 + SECONDS_PER_TILE * tiles
 
 # %% ../nbs/15_cli.ipynb #15-007-2
-SHIPPED_KERNELS = ('resize_nearest.gather_kernels:resize_nearest_fixed_dma_kernel', 'resize_nearest.gather_kernels:resize_nearest_exact_kernel',
-                   'resize_nearest.row_kernels:resize_nearest_hoisted_kernel', 'resize_nearest.row_kernels:resize_nearest_strided_kernel',
-                   'resize_nearest.residue_kernel:resize_nearest_residue_kernel', 'resize_nearest.rowgather_kernel:resize_nearest_rowgather_kernel')
+SHIPPED_KERNELS = tuple(f'{v.kernel.__module__}:{v.kernel.__name__}' for v in VARIANTS.values())
 
 def _resolve(target:str):
     "The function named by 'module:function' (the current folder importable), or a usage error."

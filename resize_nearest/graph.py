@@ -9,7 +9,7 @@ __all__ = ['floor_nisa_kernel', 'build_index_graph_as_compiled', 'correct_quotie
 # %% ../nbs/03_tile_graph.ipynb #03-004
 import numpy as np
 from .backend import nki, nl, nisa
-from .plan import TILE, F32_EXACT, MAX_AXIS, MAX_FLAT, exact_range_problems, in_exact_range
+from .plan import TILE, F32_EXACT, MAX_AXIS, exact_range_problems, in_exact_range
 
 # %% ../nbs/03_tile_graph.ipynb #03-006
 def floor_nisa_kernel(src, dst, p_size:int, f_size:int):

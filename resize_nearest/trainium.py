@@ -13,7 +13,7 @@ from tqdm.auto import tqdm
 from . import backend, nki_cpu
 from .backend import nl, nisa
 from .api import kernel_for_variant
-from .cost_model import choose_variant
+from .variants import choose_variant
 
 HW_CASES = (  # (case, NHWC input shape, (out_h, out_w), dtype, variants)
     ('224 -> 192', (1, 224, 224, 4), (192, 192), 'float32', ('as_compiled', 'exact', 'hoisted', 'residue', 'auto')),

@@ -14,7 +14,7 @@ from numbers import Integral, Real
 from ..floor import cast_int, ROUNDINGS
 from ..index_map import contiguous_run
 from .memory import (Tensor, AccessPattern, NkiError, OutOfBoundsError,
-                                           UninitializedReadError, STATS, read, write, refuse,
+                                           UninitializedReadError, STATS, read, write, refuse, setting,
                                            float32, int32, uint32, bfloat16, _strided,
                                            FREE_DIMS_MAX)
 
@@ -40,16 +40,9 @@ class dge_mode(IntEnum):
 
 _ROUNDING = contextvars.ContextVar('cast_rounding', default='rne')
 
-@contextlib.contextmanager
 def cast_rounding(mode:str):
     "Inside the block, every float -> integer cast of the interpreter rounds by `mode`."
-    if mode not in ROUNDINGS:
-        raise ValueError(f'mode must be one of {tuple(ROUNDINGS)}, got {mode!r}')
-    token = _ROUNDING.set(mode)
-    try:
-        yield mode
-    finally:
-        _ROUNDING.reset(token)
+    return setting(_ROUNDING, mode, ROUNDINGS, 'mode')
 
 def to_f32(v)->np.ndarray:
     "Values as the ALU sees them: float32 (int32 -> float32 rounds to nearest even)."

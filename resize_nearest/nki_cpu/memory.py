@@ -5,9 +5,10 @@
 # %% auto #0
 __all__ = ['PMAX', 'FREE_DIMS_MAX', 'CHIP_MEMORY', 'SBUF_PARTITION_BYTES', 'PSUM_PARTITION_BYTES', 'float32', 'float16',
            'bfloat16', 'int8', 'int16', 'int32', 'uint8', 'uint16', 'uint32', 'bool_', 'DTYPES', 'sbuf', 'psum',
-           'private_hbm', 'shared_hbm', 'hbm', 'MACHINE_RULES', 'STATS', 'target_chip', 'partition_capacity', 'Buffer',
-           'NkiError', 'OutOfBoundsError', 'UninitializedReadError', 'MachineRuleError', 'refuse', 'LiveBytes', 'Stats',
-           'Storage', 'Tensor', 'NkiSubsetError', 'allocate', 'from_numpy', 'AccessPattern', 'read', 'write']
+           'private_hbm', 'shared_hbm', 'hbm', 'MACHINE_RULES', 'STATS', 'setting', 'target_chip', 'partition_capacity',
+           'Buffer', 'NkiError', 'OutOfBoundsError', 'UninitializedReadError', 'MachineRuleError', 'refuse',
+           'LiveBytes', 'Stats', 'Storage', 'Tensor', 'NkiSubsetError', 'allocate', 'from_numpy', 'AccessPattern',
+           'read', 'write']
 
 # %% ../../nbs/02a_nki_memory.ipynb #02a-004
 import contextlib, contextvars, threading
@@ -32,15 +33,19 @@ PSUM_PARTITION_BYTES = CHIP_MEMORY['trn1']['psum']
 _TARGET_CHIP = contextvars.ContextVar('target_chip', default='trn1')
 
 @contextlib.contextmanager
+def setting(var:contextvars.ContextVar, value, allowed, arg:str):
+    "Set an interpreter setting for a `with` block; refuse a value outside `allowed`."
+    if value not in allowed:
+        raise ValueError(f'{arg} must be one of {tuple(allowed)}, got {value!r}')
+    token = var.set(value)
+    try:
+        yield value
+    finally:
+        var.reset(token)
+
 def target_chip(chip:str):
     "Check SBUF/PSUM capacity against `chip` ('trn1', 'trn2' or 'trn3') inside the block."
-    if chip not in CHIP_MEMORY:
-        raise ValueError(f'chip must be one of {tuple(CHIP_MEMORY)}, got {chip!r}')
-    token = _TARGET_CHIP.set(chip)
-    try:
-        yield chip
-    finally:
-        _TARGET_CHIP.reset(token)
+    return setting(_TARGET_CHIP, chip, CHIP_MEMORY, 'chip')
 
 def partition_capacity(kind:str)->int:
     "Bytes per partition of 'sbuf' or 'psum' on the current target chip."
