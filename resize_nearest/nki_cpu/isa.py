@@ -16,7 +16,7 @@ from ..index_map import contiguous_run
 from .memory import (Tensor, AccessPattern, NkiError, OutOfBoundsError,
                                            UninitializedReadError, STATS, read, write, refuse, setting,
                                            float32, int32, uint32, bfloat16, _strided,
-                                           FREE_DIMS_MAX)
+                                           FREE_DIMS_MAX, psum)
 
 # %% ../../nbs/02b_nki_isa.ipynb #02b-005
 class engine(IntEnum):
@@ -96,7 +96,7 @@ def _tile(t, arg):
     "An SBUF/PSUM tile whose view has at most four free dimensions (nki-aps.rst:23-28)."
     if not isinstance(t, Tensor) or not t.buffer.on_chip:
         raise NkiError(f'{arg} of a compute instruction must be an SBUF/PSUM tile, got {t!r}')
-    if t.ndim - 1 > FREE_DIMS_MAX:
+    if len(t.shape) - 1 > FREE_DIMS_MAX:
         refuse('free-dims', f'{arg} {t.name} {t.shape} has {t.ndim - 1} free dimensions')
     return t
 
@@ -151,7 +151,9 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
         if op is None and arg == 'op1':
             break
         op, b = _op(op, arg), _operand(operand, dst, arg.replace('op', 'operand'))
-        r = (op.fn(b, r) if reverse else op.fn(r, b)).astype(np.float32)
+        r = op.fn(b, r) if reverse else op.fn(r, b)
+        if r.dtype != float32:
+            r = r.astype(np.float32)
     write(dst, cast_to(r, dst.dtype))
     op_name = op0.name if isinstance(op0, Op) else op0
     STATS.record(_engine(engine, 'vector'), 'tensor_scalar', elements=dst.size, op=op_name,
@@ -161,18 +163,20 @@ def _engine(e, default):
     return default if e in (None, engine.unknown, 0) else engine(e).name
 
 # %% ../../nbs/02b_nki_isa.ipynb #02b-010-s8
-def _tensor_tensor_engine(engine_arg, dst, data1, data2)->str:
+def _tensor_tensor_engine(engine_arg, dst, data1, data2, ints:bool)->str:
     "Where the 0.3 API runs a tensor_tensor: GpSimd for all-int32 SBUF tiles unless told otherwise."
     tiles = (dst, data1, data2)
-    if data1.buffer.kind == 'psum' and data2.buffer.kind == 'psum':
+    in_psum = [t.storage.buffer is psum for t in tiles]
+    if in_psum[1] and in_psum[2]:
         refuse('tt-psum-inputs', f'tensor_tensor with {data1.name} and {data2.name} in PSUM')
     chosen = _engine(engine_arg, '')
     if chosen == 'gpsimd':
         _no_psum_on_gpsimd('tensor_tensor', *tiles)
     if chosen:
         return chosen
-    ints = all(t.dtype in (int32, uint32) for t in tiles)
-    return 'gpsimd' if ints and not any(t.buffer.kind == 'psum' for t in tiles) else 'vector'
+    return 'gpsimd' if ints and not any(in_psum) else 'vector'
+
+_INTS = (int32, uint32)
 
 def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None):
     "dst = data1 op data2: exact int32 on GpSimd for all-int32 tiles, else float32 (0.3 API)."
@@ -181,8 +185,8 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None):
     _same_shape(dst, data1, 'tensor_tensor')
     _same_shape(data1, data2, 'tensor_tensor')
     op = _op(op, 'op')
-    where = _tensor_tensor_engine(engine, dst, data1, data2)
-    ints = all(t.dtype in (int32, uint32) for t in (dst, data1, data2))
+    ints = dst.dtype in _INTS and data1.dtype in _INTS and data2.dtype in _INTS
+    where = _tensor_tensor_engine(engine, dst, data1, data2, ints)
     if ints and where == 'gpsimd':
         write(dst, _int_exact(op, read(data1), read(data2), dst.dtype))
     else:

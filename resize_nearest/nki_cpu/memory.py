@@ -125,9 +125,8 @@ class LiveBytes:
         self.now = {'sbuf': 0, 'psum': 0}
         self.peak = {'sbuf': 0, 'psum': 0}
 
-    def allocate(self, storage, kind:str, nbytes:int, name:str):
-        "Count `nbytes` per partition until `storage` dies; refuse when the partition would overflow."
-        capacity = partition_capacity(kind)
+    def allocate(self, storage, kind:str, nbytes:int, name:str, capacity:int):
+        "Count `nbytes` per partition until `storage` dies; refuse past the partition's `capacity`."
         if self.now[kind] + nbytes > capacity:
             refuse('live-bytes', f'allocating {name!r} ({nbytes} bytes per partition) while '
                    f'{self.now[kind]} bytes of {kind} are live needs {self.now[kind] + nbytes} of '
@@ -378,7 +377,12 @@ Tensor.__bool__ = lambda self: True     # a tensor is always true at trace time 
 def _shape(shape)->tuple:
     "A shape as a tuple of ints; floats, bools and strings are refused (they are not sizes)."
     dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
-    if dims and all(type(d) is int and d > 0 for d in dims):      # the common case, kept cheap
+    plain = len(dims) > 0
+    for d in dims:                            # the common case, kept cheap: positive Python ints
+        if type(d) is not int or d < 1:
+            plain = False
+            break
+    if plain:
         return dims
     for d in dims:
         if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)):
@@ -403,20 +407,21 @@ def _checked(shape, dtype, buffer, name):
         if per_partition > limit:
             refuse('tensor-bytes', f'tensor {name!r} needs {per_partition} bytes per partition; '
                    f'{buffer} has {limit}')
-    return shape, dt
+        return shape, dt, per_partition, limit
+    return shape, dt, 0, 0
 
 def allocate(shape, dtype, buffer=sbuf, name='')->Tensor:
     "A new tensor (`nl.ndarray`), marked unwritten; on-chip tensors count as live until they die."
-    shape, dt = _checked(shape, dtype, buffer, name)
+    shape, dt, per_partition, capacity = _checked(shape, dtype, buffer, name)
     name = name or f'{buffer.name}_tensor'
     storage = Storage(prod(shape), dt, buffer, name)
-    if buffer.on_chip:
-        STATS.live.allocate(storage, buffer.kind, prod(shape[1:]) * dt.itemsize, name)
+    if capacity:
+        STATS.live.allocate(storage, buffer.kind, per_partition, name, capacity)
     return Tensor(storage, shape)
 
 def from_numpy(a:np.ndarray, buffer=shared_hbm, name='input')->Tensor:
     "An HBM tensor holding `a`, as the runtime transfers an input: shared read-only, copied on write."
-    shape, dt = _checked(a.shape, a.dtype, buffer, name)
+    shape, dt, _, _ = _checked(a.shape, a.dtype, buffer, name)
     flat = np.ascontiguousarray(a).reshape(-1).view()
     flat.flags.writeable = False          # the caller's array is never modified (Storage.writable copies)
     return Tensor(Storage(flat.size, dt, buffer, name, data=flat), shape)
