@@ -1,17 +1,27 @@
 #!/usr/bin/env python
-"""Throughput benchmark: interpreter variants vs the NumPy gather vs PyTorch, medians of repeated runs.
+"""Throughput of the host API on the interpreter against NumPy's gathers (chapter 12's benchmark).
 
-Usage: python tools/benchmark.py [--shape 1 512 512 64] [--out 768 768] [--repeats 5]
+Usage: python tools/benchmark.py [--repeats 5] [--json]
+Each row: the first call (it records the kernel's map), then medians of interleaved calls of the
+default (`auto`) and `variant='auto'` against np.take on the flat map and the two-step gather.
 """
-import argparse, json, signal
-signal.signal(signal.SIGPIPE, signal.SIG_DFL)   # quiet exit when piped into head
-from resize_nearest.benchmark import benchmark
+import argparse
+import json
+import signal
 
-ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-ap.add_argument('--shape', type=int, nargs=4, default=[1, 512, 512, 64])
-ap.add_argument('--out', type=int, nargs=2, default=[768, 768])
-ap.add_argument("--repeats", type=int, default=5)
-a = ap.parse_args()
-if a.repeats < 1: ap.error('--repeats must be at least 1')
-r = benchmark(tuple(a.shape), tuple(a.out), repeats=a.repeats)
-print(json.dumps(r, indent=1))
+from resize_nearest.benchmark import benchmark
+from resize_nearest.tables import Table
+
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet exit when piped into head
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument('--repeats', type=int, default=5, help='interleaved timed calls per contender')
+parser.add_argument('--json', action='store_true', help='print the rows as JSON')
+args = parser.parse_args()
+if args.repeats < 1:
+    parser.error('--repeats must be at least 1')
+rows = benchmark(repeats=args.repeats)
+if args.json:
+    print(json.dumps(rows, indent=1))
+else:
+    columns = list(rows[0])
+    print(Table(rows, columns, {c: '{:.3f}' for c in columns[2:]}).text())

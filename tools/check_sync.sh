@@ -6,8 +6,8 @@ nbdev_clean
 if [ -n "$(git status --porcelain -- nbs)" ]; then
   echo "notebooks are not clean (run nbdev_clean and commit):"; git status --porcelain -- nbs; exit 1
 fi
-nbdev_export
+python tools/export.py
 if [ -n "$(git status --porcelain -- resize_nearest)" ]; then
-  echo "notebooks and package are not in sync (run nbdev_export and commit):"; git status --porcelain -- resize_nearest; exit 1
+  echo "notebooks and package are not in sync (run python tools/export.py and commit):"; git status --porcelain -- resize_nearest; exit 1
 fi
 echo "sync check: notebooks clean, package in sync"

@@ -1,0 +1,142 @@
+"""A replayed resize (chapter 02h) is a fresh interpreter run: same bits out, same counters, same
+refusals. The reference of every comparison is a fresh run of the same kernel inside
+`fresh_runs()`, which never consults the recordings."""
+import threading
+import warnings
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from resize_nearest import nki_cpu
+from resize_nearest.api import resize_nearest
+from resize_nearest.replay import clear_cache, fresh_runs, record
+from resize_nearest.variants import VARIANTS
+
+DTYPES = (np.float32, np.uint8, ml_dtypes.bfloat16, np.int16, np.float16, np.uint32)
+CASES = (((2, 26, 26, 3), (22, 22)), ((1, 7, 41, 5), (9, 82)), ((1, 48, 96, 2), (24, 32)))
+
+
+def random_bits(shape, dtype, seed=0):
+    "Any bit pattern, NaN payloads and -0.0 included: a replay must copy bits, not values."
+    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    bits = np.random.default_rng(seed).integers(0, 256, nbytes, dtype=np.uint8)
+    return bits.view(dtype).reshape(shape)
+
+
+def run(x, out_hw, variant, fresh):
+    with warnings.catch_warnings(), nki_cpu.counting() as counted:
+        warnings.simplefilter('ignore', RuntimeWarning)  # as_compiled's wrong pixels
+        if fresh:
+            with fresh_runs():
+                y = resize_nearest(x, out_hw, variant=variant, backend='cpu')
+        else:
+            y = resize_nearest(x, out_hw, variant=variant, backend='cpu')
+    return y, counted.summary()
+
+
+@pytest.mark.parametrize('variant', [*VARIANTS, 'auto'])
+@pytest.mark.parametrize('dtype', DTYPES, ids=lambda d: np.dtype(d).name)
+def test_replay_equals_a_fresh_run(variant, dtype):
+    clear_cache()
+    for shape, out_hw in CASES:
+        if variant != 'auto' and VARIANTS[variant].problems(shape, out_hw, np.dtype(dtype).itemsize):
+            continue  # strided needs an integer width ratio
+        x = random_bits(shape, dtype)
+        before = x.copy()
+        expected, fresh_counts = run(x, out_hw, variant, fresh=True)
+        for _ in ('record', 'replay'):
+            y, counts = run(x, out_hw, variant, fresh=False)
+            assert y.dtype == expected.dtype and y.shape == expected.shape
+            np.testing.assert_array_equal(y.view(np.uint8), expected.view(np.uint8))
+            assert counts == fresh_counts
+        np.testing.assert_array_equal(x.view(np.uint8), before.view(np.uint8))
+
+
+def test_a_replay_returns_a_new_array_each_call():
+    x = random_bits((1, 26, 26, 3), np.float32)
+    first = resize_nearest(x, (22, 22), backend='cpu')
+    second = resize_nearest(x, (22, 22), backend='cpu')
+    first[...] = 0
+    assert not np.shares_memory(first, second) and second.view(np.uint8).any()
+
+
+@pytest.mark.parametrize('setting', [('cast_rounding', 'trunc'), ('cast_rounding', 'floor'),
+                                     ('target_chip', 'trn3')])
+def test_the_interpreter_settings_key_the_recording(setting):
+    "as_compiled's float32 graph depends on the cast rounding: a recording never crosses settings."
+    name, value = setting
+    x = random_bits((2, 26, 26, 3), np.float32)
+    clear_cache()
+    run(x, (22, 22), 'as_compiled', fresh=False)  # recorded under the default settings
+    with getattr(nki_cpu, name)(value):
+        expected, fresh_counts = run(x, (22, 22), 'as_compiled', fresh=True)
+        y, counts = run(x, (22, 22), 'as_compiled', fresh=False)
+    np.testing.assert_array_equal(y.view(np.uint8), expected.view(np.uint8))
+    assert counts == fresh_counts
+
+
+def test_a_recording_is_never_used_under_other_settings(monkeypatch):
+    "The settings are part of the cache key: each setting records its own run."
+    from resize_nearest import replay
+
+    recorded = []
+    real_record = replay.record
+    monkeypatch.setattr(replay, 'record', lambda *a: recorded.append(a) or real_record(*a))
+    x = random_bits((2, 26, 26, 3), np.float32)
+    clear_cache()
+    run(x, (22, 22), 'as_compiled', fresh=False)
+    run(x, (22, 22), 'as_compiled', fresh=False)
+    with nki_cpu.cast_rounding('trunc'):
+        run(x, (22, 22), 'as_compiled', fresh=False)
+    with nki_cpu.target_chip('trn3'):
+        run(x, (22, 22), 'as_compiled', fresh=False)
+    assert len(recorded) == 3
+
+
+def test_a_trace_is_recorded_instruction_by_instruction():
+    x = random_bits((1, 26, 26, 3), np.float32)
+    resize_nearest(x, (22, 22), backend='cpu')  # a recording exists
+    with nki_cpu.counting(trace=True) as traced:
+        resize_nearest(x, (22, 22), backend='cpu')
+    assert len(traced.trace) == traced.summary()['traced_instructions'] > 0
+
+
+def test_threads_replay_their_own_shapes_and_counts():
+    clear_cache()
+    shapes = [((1, 26, 26, 3), (22, 22)), ((2, 30, 20, 8), (59, 38))] * 4
+    expected = {}
+    for shape, out_hw in shapes[:2]:
+        x = random_bits(shape, np.float32, seed=1)
+        expected[shape] = run(x, out_hw, 'auto', fresh=True)
+    failures = []
+
+    def worker(shape, out_hw):
+        x = random_bits(shape, np.float32, seed=1)
+        for _ in range(3):
+            y, counts = run(x, out_hw, 'auto', fresh=False)
+            ok = np.array_equal(y.view(np.uint8), expected[shape][0].view(np.uint8))
+            if not ok or counts != expected[shape][1]:
+                failures.append(shape)
+
+    threads = [threading.Thread(target=worker, args=s) for s in shapes]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+
+
+def test_a_kernel_that_computes_on_its_input_is_not_recorded():
+    from resize_nearest.backend import nisa, nl
+
+    def add_one_kernel(data_tensor, out_shape):
+        out = nl.ndarray(out_shape, dtype=data_tensor.dtype, buffer=nl.shared_hbm)
+        tile = nl.ndarray((4, 8), dtype=data_tensor.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=tile, src=data_tensor.reshape((4, 8)))
+        nisa.tensor_scalar(dst=tile, data=tile, op0=nl.add, operand0=1000.0)
+        nisa.dma_copy(dst=out.reshape((4, 8)), src=tile)
+        return out
+
+    with pytest.raises(RuntimeError, match='is not a copy of input elements'):
+        record(add_one_kernel, (1, 4, 8, 1), np.int32, (1, 4, 8, 1))
