@@ -176,8 +176,6 @@ def _resize_plan(x_shape: tuple, dtype, out_hw: tuple, variant: str):
     only on the shapes, dtype and variant, done once per combination."""
     itemsize = np.dtype(dtype).itemsize
     out_shape = (x_shape[0], *out_hw, x_shape[3])
-    nbytes = resize_memory_bytes(x_shape, out_shape, itemsize)
-    check_memory(nbytes, f'resizing {x_shape} -> {out_shape} {np.dtype(dtype)}')
     if variant != 'as_compiled':
         out_of_range = VARIANTS['exact'].problems(x_shape, out_hw, itemsize)
         if out_of_range:
@@ -185,11 +183,15 @@ def _resize_plan(x_shape: tuple, dtype, out_hw: tuple, variant: str):
                 f'x of shape {x_shape} -> out_hw {out_hw} is outside the proven range of the '
                 f'exact variants: {"; ".join(out_of_range)}'
             )
-    if variant == 'auto':
-        variant = choose_variant(x_shape, out_hw, dtype)
-    problems = VARIANTS[variant].problems(x_shape, out_hw, itemsize)
+    problems = [] if variant == 'auto' else VARIANTS[variant].problems(x_shape, out_hw, itemsize)
     if problems:
         raise ValueError(problems[0])
+    # what the request cannot be (above) comes before what this machine cannot hold, and both
+    # before auto's choice, whose cost model walks the whole index map
+    nbytes = resize_memory_bytes(x_shape, out_shape, itemsize)
+    check_memory(nbytes, f'resizing {x_shape} -> {out_shape} {np.dtype(dtype)}')
+    if variant == 'auto':
+        variant = choose_variant(x_shape, out_hw, dtype)  # only variants without problems
     traced = VARIANTS[variant].counts(x_shape, out_hw, dtype)['traced_instructions']
     return out_shape, variant, traced
 

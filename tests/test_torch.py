@@ -2,7 +2,8 @@
 to the integer formula everywhere; exact adjoint; compile/export; the NKI path through the stand-in of the real nki."""
 import os, subprocess, sys, numpy as np, pytest, torch, torch.nn.functional as F
 from pathlib import Path
-from resize_nearest.torch import interpolate_nearest, ResizeNearest, exact_indices, audit
+from resize_nearest.torch import interpolate_nearest, ResizeNearest, exact_indices, audit, patch
+import torch.nn as nn
 from resize_nearest.index_map import src_index_exact
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,11 +39,17 @@ def test_conventions_and_errors():
     xc = x.contiguous(memory_format=torch.channels_last)
     y = interpolate_nearest(xc, (22, 22))
     assert y.is_contiguous(memory_format=torch.channels_last) and torch.equal(y, interpolate_nearest(x, (22, 22)))
-    for kw, msg in [(dict(size=(22,)), 'size shape must match'), (dict(), 'either size or scale_factor'),
-                    (dict(size=(22, 22), scale_factor=2.0), 'either size or scale_factor'), (dict(size=(0, 3)), r'size\[0\]'),
-                    (dict(size=(2.5, 3)), r'size\[0\]'), (dict(scale_factor=-1.0), r'scale_factor\[0\]')]:
-        with pytest.raises((ValueError, TypeError), match=msg): interpolate_nearest(x, **kw)
-    with pytest.raises(ValueError, match='3-D, 4-D or 5-D'): interpolate_nearest(torch.rand(3, 3), 2)
+    # a drop-in raises what F.interpolate raises: PyTorch itself is the oracle of every refusal
+    for kw in [dict(size=(22,)), dict(), dict(size=(22, 22), scale_factor=2.0), dict(size=(0, 3)),
+               dict(size=(2.5, 3)), dict(scale_factor=-1.0), dict(scale_factor=float('inf')),
+               dict(size=9, align_corners=True), dict(size=9, antialias=True)]:
+        with pytest.raises(Exception) as theirs: F.interpolate(x, mode='nearest', **kw)
+        with pytest.raises(theirs.type) as ours: interpolate_nearest(x, **kw)
+        # the same words (the meta kernel words the sizes it quotes its own way)
+        assert str(ours.value)[:40] == str(theirs.value)[:40], kw
+    for bad in (torch.rand(3, 3), torch.rand(1, 1, 1, 1, 2, 2)):
+        with pytest.raises(Exception) as theirs: F.interpolate(bad, size=2, mode='nearest')
+        with pytest.raises(theirs.type): interpolate_nearest(bad, 2)
     with pytest.raises(TypeError, match='torch.Tensor'): interpolate_nearest(np.zeros((1, 1, 2, 2)), 2)
     with pytest.raises(ValueError, match='backend must be None or one of'): interpolate_nearest(x, 2, backend='gpu')
 
@@ -85,3 +92,102 @@ def test_audit_finds_nearest_resizes():
     rep = audit(M(), (torch.rand(1, 3, 224, 224),))
     assert [(r['input_size'], r['output_size']) for r in rep] == [((224, 224), (192, 192)), ((26, 26), (41, 41))]
     assert rep[0]['wrong_pixels']['PyTorch nearest'] == 1143 and rep[0]['wrong_pixels']['resize_nearest (exact)'] == 0
+
+
+# --- PyTorch's semantics, PyTorch's own test cases (pytorch/pytorch test/test_nn.py) ------------
+
+def _exact_index(in_size, out_size, scale=None):
+    "From the definitions, with Python integers and fractions: independent of the drop-in."
+    from fractions import Fraction
+    if scale is None:
+        return [d * in_size // out_size for d in range(out_size)]
+    return [min(int(Fraction(d) / Fraction(float(scale))), in_size - 1) for d in range(out_size)]
+
+
+@pytest.mark.parametrize('in_size', range(1, 65))
+def test_scale_factor_follows_floor_d_over_s_like_onnx(in_size):
+    "With recompute_scale_factor None or False the index is floor(d / s), not (d*in)//out."
+    x = torch.arange(in_size, dtype=torch.float32).view(1, 1, in_size)
+    for s in (0.3, 0.5, 0.7, 1.3, 1.5, 2.0, 2.5, 3.0):
+        if int(in_size * s) < 1:  # an empty output: refused by both
+            with pytest.raises(RuntimeError) as theirs:
+                F.interpolate(x, scale_factor=s, mode='nearest')
+            with pytest.raises(RuntimeError, match=str(theirs.value)[:30]):
+                interpolate_nearest(x, scale_factor=s)
+            continue
+        for recompute in (None, False):
+            y = interpolate_nearest(x, scale_factor=s, recompute_scale_factor=recompute)
+            assert y.shape == F.interpolate(x, scale_factor=s, mode='nearest').shape
+            assert y.view(-1).tolist() == _exact_index(in_size, y.shape[-1], s)
+        y = interpolate_nearest(x, scale_factor=s, recompute_scale_factor=True)
+        assert y.view(-1).tolist() == _exact_index(in_size, y.shape[-1])
+
+
+@pytest.mark.parametrize('in_hw, out_hw', [((224, 8), (192, 8)), ((26, 26), (22, 22)),
+                                           ((720, 4), (224, 4))])
+def test_float64_gradcheck_and_gradgradcheck_where_pytorch_is_wrong(in_hw, out_hw):
+    x = torch.rand(1, 1, *in_hw, dtype=torch.float64, requires_grad=True)
+    resize = lambda t: interpolate_nearest(t, out_hw)
+    assert torch.autograd.gradcheck(resize, (x,))
+    assert torch.autograd.gradgradcheck(resize, (x,))
+
+
+@pytest.mark.parametrize('dtype', [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize('spatial', [1, 2, 3])
+def test_gradients_are_the_exact_adjoint_in_every_dtype(dtype, spatial):
+    "One gradient per output element: each source element receives its count in the exact map."
+    ins, outs = (26, 13, 9)[:spatial], (22, 17, 11)[:spatial]
+    x = torch.zeros(1, 1, *ins, dtype=dtype, requires_grad=True)
+    interpolate_nearest(x, outs).sum().backward()
+    expected = np.ones(())
+    for i, o in zip(ins, outs):
+        expected = np.multiply.outer(expected, np.bincount(_exact_index(i, o), minlength=i))
+    assert np.array_equal(x.grad.to(torch.float64).numpy()[0, 0], expected)
+
+
+# ported from test/test_nn.py (pytorch/pytorch): test_upsamplingNearest1d/2d/3d and their
+# _correctness variants, asserted on the drop-in; the expected values are PyTorch's own
+def test_upsamplingNearest1d_from_test_nn():
+    m = nn.Upsample(size=4, mode='nearest')
+    in_t = torch.ones(1, 1, 2)
+    with patch():
+        out_t = m(in_t)
+    assert torch.equal(out_t, torch.ones(1, 1, 4))
+    in_t = torch.arange(8, dtype=torch.float32).view(1, 2, 4)  # _correctness, scale 2 and 0.5
+    assert torch.equal(interpolate_nearest(in_t, scale_factor=2.0),
+                       in_t.repeat_interleave(2, dim=-1))
+    assert torch.equal(interpolate_nearest(in_t, scale_factor=0.5), in_t[..., ::2])
+
+
+def test_upsamplingNearest2d_from_test_nn():
+    in_t = torch.ones(1, 2, 2, 2)
+    assert torch.equal(interpolate_nearest(in_t, size=(4, 4)), torch.ones(1, 2, 4, 4))
+    in_t = torch.arange(16, dtype=torch.float32).view(1, 1, 4, 4)
+    expected = in_t.repeat_interleave(2, -1).repeat_interleave(2, -2)
+    assert torch.equal(interpolate_nearest(in_t, scale_factor=2.0), expected)
+    # test_upsamplingNearest2d_correctness: isize 20 -> osize 11, index floor(o * 20 / 11)
+    x = torch.arange(20 * 20, dtype=torch.float32).view(1, 1, 20, 20)
+    expected = x[:, :, [o * 20 // 11 for o in range(11)]][:, :, :, [o * 20 // 11 for o in range(11)]]
+    assert torch.equal(interpolate_nearest(x, size=(11, 11)), expected)
+
+
+def test_upsamplingNearest3d_from_test_nn():
+    in_t = torch.ones(1, 2, 2, 2, 2)
+    assert torch.equal(interpolate_nearest(in_t, size=(4, 4, 4)), torch.ones(1, 2, 4, 4, 4))
+    x = torch.arange(20 * 20 * 20, dtype=torch.float32).view(1, 1, 20, 20, 20)
+    idx = [o * 20 // 11 for o in range(11)]
+    expected = x[:, :, idx][:, :, :, idx][:, :, :, :, idx]
+    assert torch.equal(interpolate_nearest(x, size=(11, 11, 11)), expected)
+
+
+def test_patch_routes_nearest_and_restores():
+    x = torch.arange(26 * 26, dtype=torch.float32).view(1, 1, 26, 26)
+    exact = interpolate_nearest(x, (22, 22))
+    up = nn.UpsamplingNearest2d(size=(22, 22))
+    assert not torch.equal(up(x), exact)  # PyTorch's own is wrong on 26 -> 22
+    with patch():
+        assert torch.equal(up(x), exact) and torch.equal(F.interpolate(x, size=(22, 22)), exact)
+    assert not torch.equal(up(x), exact) and F.interpolate.__module__ == 'torch.nn.functional'
+    with patch(up):
+        assert torch.equal(up(x), exact)
+    assert 'forward' not in up.__dict__

@@ -1,12 +1,24 @@
 #!/usr/bin/env python
-"""Forward time of resize_nearest.torch.interpolate_nearest against F.interpolate(mode='nearest') on CPU, side by side in
-one run (medians of interleaved calls). Usage: python tools/benchmark_torch.py [--repeats 9]"""
-import argparse
-from resize_nearest.torch import benchmark_forward
+"""interpolate_nearest against F.interpolate(mode='nearest') on CPU: forward and forward+backward,
+side by side in one run (medians of interleaved calls); chapter 14's table.
 
-ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-ap.add_argument('--repeats', type=int, default=9)
-a = ap.parse_args()
-if a.repeats < 1: ap.error('--repeats must be at least 1')
-for r in benchmark_forward(repeats=a.repeats):
-    print(f"{r['case']:<40} interpolate_nearest {r['ours_ms']:8.2f} ms   F.interpolate {r['torch_ms']:8.2f} ms   ratio {r['ratio']:.2f}")
+Usage: python tools/benchmark_torch.py [--repeats 5] [--json]
+"""
+import argparse
+import json
+
+from resize_nearest.tables import Table
+from resize_nearest.torch import benchmark_torch
+
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument('--repeats', type=int, default=5, help='interleaved timed calls per contender')
+parser.add_argument('--json', action='store_true', help='print the rows as JSON')
+args = parser.parse_args()
+if args.repeats < 1:
+    parser.error('--repeats must be at least 1')
+rows = benchmark_torch(repeats=args.repeats)
+if args.json:
+    print(json.dumps(rows, indent=1))
+else:
+    formats = dict(ours_ms='{:.2f}', torch_ms='{:.2f}', ratio='{:.2f}')
+    print(Table(rows, list(rows[0]), formats).text())
