@@ -319,6 +319,8 @@ def _nki_resize(input, out, scales, backend):
         raise ValueError(f'backend must be None or one of {_backend.BACKENDS}, got {backend!r}')
     if input.dim() != 4:
         raise ValueError(f'the NKI kernel resizes 4-D (N, C, H, W) input, got {input.dim()}-D')
+    if input.device.type == 'meta':
+        raise ValueError('the NKI kernel copies data, and a meta tensor has none')
     for i, o, s in zip(input.shape[2:], out, scales):
         if not np.array_equal(axis_target(i, o, s), axis_target(i, o)):
             raise ValueError(

@@ -145,8 +145,10 @@ def test_gradients_are_the_exact_adjoint_in_every_dtype(dtype, spatial):
     assert np.array_equal(x.grad.to(torch.float64).numpy()[0, 0], expected)
 
 
-# ported from test/test_nn.py (pytorch/pytorch): test_upsamplingNearest1d/2d/3d and their
-# _correctness variants, asserted on the drop-in; the expected values are PyTorch's own
+# modelled on test/test_nn.py's test_upsamplingNearest1d/2d/3d and their _correctness variants
+# (pytorch/pytorch): the same kinds of case, written here from the definitions; the current source
+# of test_nn.py could not be read on this machine (the repository is over the mirror's size limit
+# and the indexed copy is a 2017 revision), so this is not a line-by-line port
 def test_upsamplingNearest1d_from_test_nn():
     m = nn.Upsample(size=4, mode='nearest')
     in_t = torch.ones(1, 1, 2)
@@ -191,3 +193,50 @@ def test_patch_routes_nearest_and_restores():
     with patch(up):
         assert torch.equal(up(x), exact)
     assert 'forward' not in up.__dict__
+
+
+def test_patch_on_a_real_architecture_monai_feature_pyramid_network():
+    """MONAI's FeaturePyramidNetwork (a port of torchvision's), built without weights: its top-down
+    path calls F.interpolate(mode='nearest'); on 26 -> 44, where PyTorch's own index is wrong,
+    patch() makes that call exact and leaves the network as it was afterwards."""
+    from collections import OrderedDict
+    fpn_module = pytest.importorskip('monai.networks.blocks.feature_pyramid_network')
+    torch.manual_seed(0)
+    fpn = fpn_module.FeaturePyramidNetwork(2, [3, 5], 4).eval()
+    feats = OrderedDict(fine=torch.rand(1, 3, 44, 44), coarse=torch.rand(1, 5, 26, 26))
+    idx = torch.tensor([d * 26 // 44 for d in range(44)])
+    with torch.no_grad():
+        plain = fpn(feats)
+        with patch():
+            patched = fpn(feats)
+        after = fpn(feats)
+        coarse = fpn.get_result_from_inner_blocks(feats['coarse'], -1)
+        lateral = fpn.get_result_from_inner_blocks(feats['fine'], 0)
+        expected = fpn.get_result_from_layer_blocks(lateral + coarse[:, :, idx][:, :, :, idx], 0)
+    assert torch.equal(patched['fine'], expected)
+    assert not torch.equal(plain['fine'], expected)  # PyTorch's 26 -> 44 copies another row
+    assert torch.equal(after['fine'], plain['fine']) and torch.equal(patched['coarse'], plain['coarse'])
+
+
+def test_patch_of_one_model_keeps_monai_upsample_blocks_and_their_attributes():
+    upsample = pytest.importorskip('monai.networks.blocks.upsample')
+    block = upsample.UpSample(2, scale_factor=44 / 26, mode='nontrainable', interp_mode='nearest')
+    inner = [m for m in block.modules() if isinstance(m, nn.Upsample)]
+    assert len(inner) == 1
+    inner[0].tag = 'set by the framework'
+    x = torch.arange(26 * 26, dtype=torch.float32).view(1, 1, 26, 26)
+    with patch(block):
+        y = block(x)
+    assert torch.equal(y, interpolate_nearest(x, scale_factor=44 / 26))
+    assert inner[0].tag == 'set by the framework' and 'forward' not in inner[0].__dict__
+
+
+@pytest.mark.parametrize('make, error, says', [
+    (lambda: torch.rand(1, 1, 4, 4, dtype=torch.float64), TypeError, 'dtype float64'),
+    (lambda: torch.rand(1, 1, 65536, 1), ValueError, 'proven range'),
+    (lambda: torch.empty(1, 1, 4, 4, device='meta'), ValueError, 'meta tensor'),
+])
+def test_the_nki_path_refuses_through_the_host_api(make, error, says):
+    "backend= goes through resize_nearest()'s checks: a named refusal before any kernel runs."
+    with pytest.raises(error, match=says):
+        interpolate_nearest(make(), (2, 2), backend='cpu')
