@@ -19,7 +19,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from .index_map import check_size, src_index_exact
+from .index_map import src_index_exact
 from . import backend as _backend
 from .gather_kernels import resize_nearest_exact_kernel
 from .audit import wrong_pixels
