@@ -24,9 +24,11 @@ def measured_counts(variant: str, x_shape, out_hw, dtype=np.float32) -> dict:
     return counts.summary()
 
 # %% ../nbs/12_performance.ipynb #12-009
-def median_seconds(calls: dict, repeats: int = 5, warmup: int = 0) -> dict:
-    """{name: median seconds} of each zero-argument call, run `warmup` times untimed, then timed
-    `repeats` times interleaved with the others, so that drift in the machine hits all alike."""
+def median_seconds(calls: dict, repeats: int = 5, warmup: int = 0, number: int = 1) -> dict:
+    """{name: median seconds per call} of each zero-argument call, run `warmup` times untimed,
+    then timed `repeats` times interleaved with the others, so that drift in the machine hits all
+    alike; each timed sample runs the call `number` times (short calls: the timer's own cost and
+    its resolution then fall below the call's)."""
     for call in calls.values():
         for _ in range(warmup):
             call()
@@ -34,8 +36,9 @@ def median_seconds(calls: dict, repeats: int = 5, warmup: int = 0) -> dict:
     for _ in range(repeats):
         for name, call in calls.items():
             t0 = time.perf_counter()
-            call()
-            times[name].append(time.perf_counter() - t0)
+            for _ in range(number):
+                call()
+            times[name].append((time.perf_counter() - t0) / number)
     return {name: statistics.median(t) for name, t in times.items()}
 
 

@@ -17,7 +17,9 @@ from matplotlib.colors import LogNorm
 from . import backend as _backend, nki_cpu
 from .api import resize_nearest, resize_nearest_reference
 from .compare import kernel_sweep
-from .audit import check, audit_onnx, affected
+from .audit import check, audit_onnx, affected, convention_wrong_pixels
+from .nearest_modes import COORDINATE_MODES, NEAREST_MODES
+from .onnx_reader import ModelReadError
 from .nki_cpu.frontend import kernel_problems
 from .variants import VARIANTS
 from .tables import Table
@@ -244,22 +246,35 @@ def parse_hw(text: str, name: str) -> tuple:
     return tuple(parts) if len(parts) == 2 else (1, parts[0])
 
 
-def check_command(in_text: str, out_text: str, as_json: bool = False) -> int:
+def _convention_rows(in_hw, out_hw, mode, rounding) -> list:
+    "check's rows for a convention other than the compiler's, from the audit engine."
+    rows = []
+    for name, value in convention_wrong_pixels(in_hw, out_hw, mode, rounding).items():
+        counted = isinstance(value, int)
+        rows.append(dict(implementation=name, status='ran' if counted else value,
+                         wrong=value if counted else None))
+    return rows
+
+
+def check_command(in_text, out_text, as_json=False, mode='asymmetric', rounding='floor') -> int:
     "The `check` command: 1 when an implementation other than ours copies a wrong pixel."
     in_hw, out_hw = parse_hw(in_text, 'IN'), parse_hw(out_text, 'OUT')
     try:
-        rows = check(in_hw, out_hw)
+        if (mode, rounding) == ('asymmetric', 'floor'):
+            rows = check(in_hw, out_hw)
+        else:
+            rows = _convention_rows(in_hw, out_hw, mode, rounding)
     except ValueError as e:  # sizes outside what check runs: a usage error, not a finding
         _usage_error(str(e))
     if as_json:
         _write_json(rows)
     else:
         columns = ('implementation', 'wrong', 'first_output', 'source', 'exact_source', 'status')
-        print(Table(rows, columns).text())
+        print(Table(rows, [c for c in columns if c in rows[0]]).text())
     return int(
         any(
             r['implementation'] != 'resize_nearest (exact)'
-            and (r['wrong'] or r['status'].startswith('out of bounds'))
+            and (r['wrong'] or r['status'].startswith(('out of bounds', 'wrong output shape')))
             for r in rows
         )
     )
@@ -273,21 +288,20 @@ def audit_command(path: str, as_json: bool = False) -> int:
             'audit needs the onnx package: pip install "resize_nearest[onnx]" '
             '(or bash tools/venv.sh onnx)'
         )
-    if not os.path.isfile(path):
-        _usage_error(f'MODEL must be an ONNX file, {path!r} does not exist')
     try:
         report = audit_onnx(path)
-    except Exception as e:
-        _usage_error(f'cannot read {path!r} as an ONNX model: {type(e).__name__}: {e}')
+    except ModelReadError as e:  # the file itself: each refusal names what it is
+        _usage_error(f'MODEL {e}')
     if as_json:
         _write_json(report)
     else:
-        print(f'{len(report)} nearest Resize node(s) in {path}')
+        print(f'{len(report)} Resize/Upsample node(s) in {path}')
         for r in report:
-            print(
-                f"  {r['node']}: {r['input_shape']} -> {r['output_shape']}: {r['status']}"
-                + (f"; wrong pixels {r['wrong_pixels']}" if 'wrong_pixels' in r else '')
-            )
+            print(f"  {r['node']} ({r['op']}, {r['convention']}, {r['where']}): {r['status']}")
+            if r.get('resized'):
+                print(f"    {r['resized']}")
+            for name, value in r.get('wrong', {}).items():
+                print(f'    {name}: {value}')
     return int(affected(report))
 
 # %% ../nbs/15_cli.ipynb #15-008-3
@@ -359,6 +373,10 @@ def build_parser() -> argparse.ArgumentParser:
     check_p = _subcommand(subs, 'check')
     check_p.add_argument('IN', help='input size, HxW or W (224x224)')
     check_p.add_argument('OUT', help='output size, HxW or W (192x192)')
+    check_p.add_argument('--coordinate-transformation-mode', default='asymmetric',
+                         choices=COORDINATE_MODES[:-1], help="ONNX's name (default: asymmetric)")
+    check_p.add_argument('--nearest-mode', default='floor', choices=NEAREST_MODES,
+                         help="ONNX's rounding (default: floor)")
     audit_p = _subcommand(subs, 'audit')
     audit_p.add_argument('MODEL', help='an ONNX file')
     # --json anywhere: before the command or among its arguments (SUPPRESS keeps the first)
@@ -423,7 +441,8 @@ def _run(a) -> int:
     if a.command == 'lint':
         return lint(tuple(a.targets) if a.targets else SHIPPED_KERNELS)
     if a.command == 'check':
-        return check_command(a.IN, a.OUT, a.json)
+        return check_command(a.IN, a.OUT, a.json, a.coordinate_transformation_mode,
+                             a.nearest_mode)
     if a.command == 'audit':
         return audit_command(a.MODEL, a.json)
     if a.command == 'sweep':

@@ -40,19 +40,20 @@ def test_audit_onnx_graph(tmp_path):
     m = _model([mk('a', 'x'), mk('b', 'x'), mk('c', 'y'), mk('d', 'x', mode='linear')],
                [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 1, 224, 224]), helper.make_tensor_value_info('y', TensorProto.FLOAT, [1, 1, 'h', 'w'])], inits)
     rep = audit_onnx(m)
-    assert [r['node'] for r in rep] == ['a', 'b', 'c'] and rep[2]['status'].startswith('dynamic')
-    assert rep[0]['wrong_pixels']['Neuron compiled kernel'] == 1143 and rep[1]['wrong_pixels']['PyTorch nearest'] == 0
+    assert [r['node'] for r in rep] == ['a', 'b', 'c', 'd'] and rep[2]['status'].startswith('not analysed')
+    assert rep[3]['status'] == 'mode linear: not a nearest resize, skipped'
+    assert rep[0]['wrong']['Neuron compiled kernel'] == 1143 and rep[1]['wrong']['PyTorch nearest'] == 0
     assert affected(rep)
     path = tmp_path / 'm.onnx'; onnx.save(m, path)
     r = subprocess.run([sys.executable, '-m', 'resize_nearest.cli', 'audit', str(path), '--json'], capture_output=True, text=True)
-    assert r.returncode == 1 and json.loads(r.stdout)[0]['wrong_pixels']['PyTorch nearest'] == 1143
+    assert r.returncode == 1 and json.loads(r.stdout)[0]['wrong']['PyTorch nearest'] == 1143
     ok = _model([mk('b', 'x')], [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 1, 224, 224])], inits[1:2])
     onnx.save(ok, tmp_path / 'ok.onnx')
     r = subprocess.run([sys.executable, '-m', 'resize_nearest.cli', 'audit', str(tmp_path / 'ok.onnx')], capture_output=True, text=True)
-    assert r.returncode == 0 and '1 nearest Resize node(s)' in r.stdout
+    assert r.returncode == 0 and '1 Resize/Upsample node(s)' in r.stdout
     (tmp_path / 'junk.onnx').write_text('not a model')
     r = subprocess.run([sys.executable, '-m', 'resize_nearest.cli', 'audit', str(tmp_path / 'junk.onnx')], capture_output=True, text=True)
-    assert r.returncode == 2 and 'cannot read' in r.stderr and 'Traceback' not in r.stderr
+    assert r.returncode == 2 and 'cannot read as an ONNX model' in r.stderr and 'Traceback' not in r.stderr
 
 def test_audit_of_a_torch_export():
     class M(torch.nn.Module):
@@ -60,7 +61,7 @@ def test_audit_of_a_torch_export():
     buf = io.BytesIO(); torch.onnx.export(M(), (torch.rand(1, 2, 26, 26),), buf, dynamo=False)
     rep = audit_onnx(onnx.load_from_string(buf.getvalue()))
     assert [(r['input_shape'][-2:], r['output_shape'][-2:]) for r in rep] == [((26, 26), (22, 22)), ((22, 22), (44, 44))]
-    assert rep[0]['wrong_pixels']['PyTorch nearest'] == 43 and rep[1]['wrong_pixels']['PyTorch nearest'] == 0
+    assert rep[0]['wrong']['PyTorch nearest'] == 2 * 43 and rep[1]['wrong']['PyTorch nearest'] == 0     # two channels
 
 @pytest.mark.parametrize('args, rc, text', [(['224x224', '192x192'], 1, 'PyTorch nearest'), (['30x20', '60x40'], 0, 'OpenCV'),
                                             (['224', '192'], 1, 'Neuron compiled kernel'), (['22a', '3'], 2, 'IN must look like'),

@@ -1,8 +1,11 @@
 """resize_nearest.torch: equal to F.interpolate where its float map is exact, different exactly where it is not, equal
 to the integer formula everywhere; exact adjoint; compile/export; the NKI path through the stand-in of the real nki."""
-import os, subprocess, sys, numpy as np, pytest, torch, torch.nn.functional as F
+import math, os, subprocess, sys, numpy as np, pytest, torch, torch.nn.functional as F
+from fractions import Fraction
+from torch.export import Dim
 from pathlib import Path
 from resize_nearest.torch import interpolate_nearest, ResizeNearest, exact_indices, audit, patch
+from resize_nearest.torch import _floor_quotient
 import torch.nn as nn
 from resize_nearest.index_map import src_index_exact
 
@@ -71,6 +74,46 @@ def test_compile_and_export():
     ep = torch.export.export(m, (x,))
     assert torch.equal(ep.module()(x), m(x))
 
+
+def _exact_2d(x, out, scale=None):
+    "Independent reference: the exact map in Python integers (Fraction for a scale factor)."
+    maps = []
+    for i, o in zip(x.shape[2:], out):
+        if scale is None:
+            maps.append([d * i // o for d in range(o)])
+        else:
+            maps.append([min(math.floor(Fraction(d) / Fraction(scale)), i - 1) for d in range(o)])
+    return x[:, :, maps[0]][:, :, :, maps[1]]
+
+
+@pytest.mark.parametrize('size, scale', [((22, 41), None), (None, 0.3), (None, 1 / 3), (None, 2.5)])
+def test_fullgraph_compile_and_dynamic_export(size, scale):
+    "One graph (fullgraph=True), dynamic H and W, forward and gradient exact at sizes not traced."
+    m = ResizeNearest(size, scale_factor=scale)
+    spatial = ({2: Dim('h', min=16, max=4096), 3: Dim('w', min=16, max=4096)},)
+    ep = torch.export.export(m, (torch.rand(2, 3, 26, 26),), dynamic_shapes=spatial)
+    compiled = torch.compile(m, backend='aot_eager', fullgraph=True, dynamic=True)
+    for h, w in ((224, 224), (720, 301), (26, 22)):
+        x = torch.rand(2, 3, h, w, dtype=torch.float64, requires_grad=True)
+        out = size or tuple(math.floor(n * scale) for n in (h, w))
+        want = _exact_2d(x.detach(), out, scale)
+        assert torch.equal(ep.module()(x), want)
+        y = compiled(x)
+        assert torch.equal(y, want)
+        g = torch.randn_like(y)
+        got, = torch.autograd.grad(y, x, g)
+        adjoint, = torch.autograd.grad(_exact_2d(x, out, scale), x, g)
+        assert torch.equal(got, adjoint)
+
+
+def test_floor_quotient_is_exact_long_division():
+    "floor(d * den / num) against Fraction for scales whose ratio needs 55 bits."
+    for s in (0.1, 1 / 3, 0.3, 1.25, 7.3e-5, 123456.789, 1e20):
+        num, den = s.as_integer_ratio()
+        d = [v for v in (0, 1, 7, 1000, 123456789, 2**31 - 1) if v / s < 2**31]
+        got = _floor_quotient(torch.tensor(d), num, den).tolist()
+        assert got == [math.floor(Fraction(v) / Fraction(s)) for v in d], s
+
 def test_nki_path_with_the_standin():
     code = ('import torch; from resize_nearest.torch import interpolate_nearest\n'
             'x = torch.rand(2, 3, 26, 26, requires_grad=True)\n'
@@ -91,7 +134,7 @@ def test_audit_finds_nearest_resizes():
             return F.interpolate(z[:, :, :26, :26], size=(41, 41), mode='nearest')
     rep = audit(M(), (torch.rand(1, 3, 224, 224),))
     assert [(r['input_size'], r['output_size']) for r in rep] == [((224, 224), (192, 192)), ((26, 26), (41, 41))]
-    assert rep[0]['wrong_pixels']['PyTorch nearest'] == 1143 and rep[0]['wrong_pixels']['resize_nearest (exact)'] == 0
+    assert rep[0]['wrong']['PyTorch nearest'] == 3 * 1143 and rep[0]['wrong']['resize_nearest (exact)'] == 0
 
 
 # --- PyTorch's semantics, PyTorch's own test cases (pytorch/pytorch test/test_nn.py) ------------
@@ -240,3 +283,21 @@ def test_the_nki_path_refuses_through_the_host_api(make, error, says):
     "backend= goes through resize_nearest()'s checks: a named refusal before any kernel runs."
     with pytest.raises(error, match=says):
         interpolate_nearest(make(), (2, 2), backend='cpu')
+
+
+def test_remembered_calls_follow_every_argument_that_matters():
+    "The fast path is keyed on shape, dtype, device and F.interpolate's arguments; others go the long way."
+    x = torch.rand(1, 2, 26, 26)
+    for _ in range(2):
+        assert torch.equal(interpolate_nearest(x, (22, 22)), integer_resize(x, (22, 22)))
+    xd = x.double()
+    assert torch.equal(interpolate_nearest(xd, (22, 22)), integer_resize(xd, (22, 22)))
+    cl = x.contiguous(memory_format=torch.channels_last)
+    y = interpolate_nearest(cl, (22, 22))
+    assert torch.equal(y, integer_resize(x, (22, 22))) and y.is_contiguous(memory_format=torch.channels_last)
+    assert torch.equal(interpolate_nearest(x, [22, 22]), integer_resize(x, (22, 22)))       # a list: unhashable
+    size = torch.tensor(22)
+    assert interpolate_nearest(x, size).shape[2:] == (22, 22)
+    size.fill_(11)                                                                           # same object, new value
+    assert interpolate_nearest(x, size).shape[2:] == (11, 11)
+    assert torch.equal(interpolate_nearest(x, scale_factor=1.25), interpolate_nearest(x, scale_factor=1.25))

@@ -55,10 +55,16 @@ def test_every_variant_at_the_axis_limit(variant):
         x = rng.integers(0, 255, (1, ih, iw, 1)).astype(np.uint8)
         np.testing.assert_array_equal(resize_nearest(x, (oh, ow), variant=variant, backend='cpu'), ref(x, (oh, ow)))
 
-@pytest.mark.parametrize('variant', ['exact', 'hoisted', 'strided', 'residue', 'rowgather'])
-@pytest.mark.parametrize('in_hw, out_hw', [((4320, 7680), (2160, 3840)), ((2160, 3840), (4320, 7680))])
+DOWN_8K, UP_8K = ((4320, 7680), (2160, 3840)), ((2160, 3840), (4320, 7680))
+
+# The flat kernels (exact, hoisted) interpret one gather per 128 output pixels: on the 33-million-
+# pixel 8K upscale that is minutes, so they run the downscale; they are also held at the 65,535
+# axis limit above. The row-based variants run both.
+@pytest.mark.parametrize('variant, in_hw, out_hw', [
+    *[(v, *DOWN_8K) for v in ('exact', 'hoisted', 'strided', 'residue', 'rowgather')],
+    *[(v, *UP_8K) for v in ('strided', 'residue', 'rowgather')]])
 def test_4k_sizes(variant, in_hw, out_hw):
-    "Every exact variant on full 8K <-> 4K images (one uint16 channel; the flat exact kernel takes about 2 minutes for the upscale)."
+    "Exact variants on full 8K <-> 4K images (one uint16 channel)."
     x = (np.arange(in_hw[0] * in_hw[1], dtype=np.int64) % 65521).astype(np.uint16).reshape(1, *in_hw, 1)
     np.testing.assert_array_equal(resize_nearest(x, out_hw, variant=variant, backend='cpu'), ref(x, out_hw))
 

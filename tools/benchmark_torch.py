@@ -2,7 +2,7 @@
 """interpolate_nearest against F.interpolate(mode='nearest') on CPU: forward and forward+backward,
 side by side in one run (medians of interleaved calls); chapter 14's table.
 
-Usage: python tools/benchmark_torch.py [--repeats 5] [--json]
+Usage: python tools/benchmark_torch.py [--repeats 9] [--json]
 """
 import argparse
 import json
@@ -11,7 +11,7 @@ from resize_nearest.tables import Table
 from resize_nearest.torch import benchmark_torch
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-parser.add_argument('--repeats', type=int, default=5, help='interleaved timed calls per contender')
+parser.add_argument('--repeats', type=int, default=9, help='interleaved timed calls per contender')
 parser.add_argument('--json', action='store_true', help='print the rows as JSON')
 args = parser.parse_args()
 if args.repeats < 1:
