@@ -126,7 +126,12 @@ def implements(name, mode, nearest_mode, in_size, out_size, scale=None) -> bool:
 
 
 def peer_axis(name, mode, nearest_mode, in_size, out_size, scale=None, spatial=1):
-    """(index along one axis, None) from running `name` on this convention, or (None, why not)."""
+    """(index along one axis, None) from running `name` on this convention, or (None, why not).
+    The Neuron compiled kernel's map is not separable per axis; chapter 13 counts it per image."""
+    if name not in ('onnxruntime', 'onnx.reference') and name not in CONVENTIONS:
+        raise ValueError(f'name must be onnxruntime, onnx.reference or one of {list(CONVENTIONS)}')
+    if name == 'Neuron compiled kernel':
+        return None, 'indexes the flat image, not one axis (chapter 13 counts it per image)'
     if name == 'onnxruntime':
         return onnxruntime_axis(mode, nearest_mode, in_size, out_size, scale), None
     if name == 'onnx.reference':

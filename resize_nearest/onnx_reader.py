@@ -16,6 +16,7 @@ import stat
 from fractions import Fraction
 
 import numpy as np
+from .nearest_modes import COORDINATE_MODES, NEAREST_MODES, source_index
 
 MAX_MODEL_BYTES = 2**31 - 1  # protobuf refuses a message of 2 GiB or more
 MAX_AXIS = 2**31 - 1  # an axis longer than this is not a size anyone resizes to
@@ -228,52 +229,67 @@ def _check_scales(scales, count):
 # %% ../nbs/13c_onnx_reader.ipynb #13c-011
 def _fill(r: ResizeNode, node, attrs, values, shapes):
     "The node's scales or sizes (and roi) per axis, checked; _Missing names what is not known."
-    names = _input_names(node, r.opset)
     shape = shapes.get(node.input[0])
     if not shape or None in shape:
         raise _Missing(node.input[0])
+    if 0 in shape:
+        raise ValueError(f'the input shape {tuple(shape)} has an empty axis')
     r.input_shape = tuple(shape)
-    rank = len(shape)
-    in_attribute = node.op_type == 'Upsample' and r.opset < 9
-    scales = (
-        np.array(attrs['scales'], np.float32) if in_attribute else _lookup(values, names['scales'])
-    )
-    sizes, roi = _lookup(values, names['sizes']), _lookup(values, names['roi'])
-    if (scales is None) == (sizes is None):
-        raise ValueError(
-            'exactly one of scales and sizes must be given, got '
-            + ('both' if sizes is not None else 'neither')
-        )
-    axes = _axes(attrs, r.opset, rank)
-    r.axes = tuple(axes)
+    _check_conventions(r)
+    scales, sizes, roi = _targets(node, attrs, r.opset, values)
+    r.axes = tuple(_axes(attrs, r.opset, len(shape)))
     if sizes is not None:
-        _check_sizes(sizes, len(axes))
-        full = list(shape)
-        for a, s in zip(axes, sizes.tolist()):
-            full[a] = s
-        r.sizes = tuple(full)
+        _check_sizes(sizes, len(r.axes))
+        r.sizes = _expanded(list(shape), r.axes, sizes.tolist())
     else:
-        _check_scales(scales, len(axes))
-        full = [1.0] * rank
-        for a, s in zip(axes, scales.tolist()):
-            full[a] = s
-        r.scales = tuple(full)
+        _check_scales(scales, len(r.axes))
+        r.scales = _expanded([1.0] * len(shape), r.axes, scales.tolist())
     if r.coordinate_transformation_mode == 'tf_crop_and_resize':
-        r.roi = _roi(roi, axes, rank)
+        r.roi = _roi(roi, r.axes, len(shape))
     if r.op_type == 'Resize' and r.opset < 11:
         _resize10_rounding(r)
+
+
+def _targets(node, attrs, opset, values) -> tuple:
+    "(scales, sizes, roi) as the node's opset places them, exactly one of scales and sizes."
+    names = _input_names(node, opset)
+    if node.op_type == 'Upsample' and opset < 9:
+        if 'scales' not in attrs:
+            raise ValueError('Upsample-7 needs its scales attribute')
+        scales = np.array(attrs['scales'], np.float32)
+    else:
+        scales = _lookup(values, names['scales'])
+    sizes, roi = _lookup(values, names['sizes']), _lookup(values, names['roi'])
+    if (scales is None) == (sizes is None):
+        given = 'both' if sizes is not None else 'neither'
+        raise ValueError(f'exactly one of scales and sizes must be given, got {given}')
+    return scales, sizes, roi
+
+
+def _expanded(full: list, axes, values) -> tuple:
+    "One value per axis of the input: `values` on `axes`, `full`'s elsewhere."
+    for a, v in zip(axes, values):
+        full[a] = v
+    return tuple(full)
+
+
+def _check_conventions(r: ResizeNode):
+    "The transformation, rounding and aspect policy are ones the operator defines."
+    if r.coordinate_transformation_mode not in COORDINATE_MODES:
+        raise ValueError(f'coordinate_transformation_mode {r.coordinate_transformation_mode!r}'
+                         f' is not one of {COORDINATE_MODES}')
+    if r.nearest_mode not in NEAREST_MODES:
+        raise ValueError(f'nearest_mode {r.nearest_mode!r} is not one of {NEAREST_MODES}')
     if r.keep_aspect_ratio_policy not in ('stretch', 'not_larger', 'not_smaller'):
-        raise ValueError(
-            f'keep_aspect_ratio_policy {r.keep_aspect_ratio_policy!r} is not one of'
-            ' stretch, not_larger, not_smaller'
-        )
+        raise ValueError(f'keep_aspect_ratio_policy {r.keep_aspect_ratio_policy!r} is not one of'
+                         ' stretch, not_larger, not_smaller')
 
 
 def _roi(roi, axes, rank) -> tuple:
     "(start, end) per axis from the roi input: starts for the axes, then ends."
     full = [(0.0, 1.0)] * rank
     if roi is None:
-        return tuple(full)
+        raise ValueError('tf_crop_and_resize needs its roi input')
     if roi.size != 2 * len(axes) or not np.isfinite(roi).all():
         raise ValueError(f'roi {roi.tolist()} must hold {2 * len(axes)} finite values')
     for k, a in enumerate(axes):
@@ -296,7 +312,11 @@ def _resize10_rounding(r: ResizeNode):
 
 # %% ../nbs/13c_onnx_reader.ipynb #13c-013
 def _default_opset(proto) -> int:
-    return next(o.version for o in proto.opset_import if o.domain in ('', 'ai.onnx'))
+    "The model's opset of the default (ai.onnx) domain."
+    versions = [o.version for o in proto.opset_import if o.domain in ('', 'ai.onnx')]
+    if not versions:
+        raise ModelReadError('the model imports no opset of the default (ai.onnx) domain')
+    return versions[0]
 
 
 def _prepared(proto, inputs: dict):
@@ -323,7 +343,8 @@ def _read_node(node, where, opset, values, shapes) -> ResizeNode:
     attrs = _attributes(node)
     mode, ctm, rounding = _conventions(node.op_type, opset, attrs)
     r = ResizeNode(node.name or node.output[0], where, node.op_type, opset, mode, ctm, rounding)
-    r.keep_aspect_ratio_policy = attrs.get('keep_aspect_ratio_policy', 'stretch')
+    if node.op_type == 'Resize' and opset >= 18:  # the policy is an attribute from Resize-18 on
+        r.keep_aspect_ratio_policy = attrs.get('keep_aspect_ratio_policy', 'stretch')
     if mode != 'nearest':
         r.problem = f'mode {mode}: not a nearest resize, skipped'
         return r
@@ -332,7 +353,12 @@ def _read_node(node, where, opset, values, shapes) -> ResizeNode:
     except ValueError as e:
         r.problem = f'invalid: {e}'
     version = max((v for v in DEFINED_MODES if v <= opset), default=None)
-    if node.op_type == 'Resize' and version and ctm not in DEFINED_MODES[version]:
+    if (
+        r.problem is None
+        and node.op_type == 'Resize'
+        and version
+        and ctm not in DEFINED_MODES[version]
+    ):
         r.note = f'Resize-{version} does not define {ctm}; analysed as the opset that does'
     return r
 
@@ -352,26 +378,31 @@ def read_resizes(model, inputs: dict = None, run_if_needed: bool = True) -> list
         (node, where, {**values, **given}, {**shapes, **{k: v.shape for k, v in given.items()}})
         for node, where, values, shapes in _walk(proto.graph, 'graph', {}, {})
     ]
-    missing = set()
-    for node, where, values, shapes in found:
+    missing, needing = set(), set()
+    for k, (node, where, values, shapes) in enumerate(found):
         try:
             _read_node(node, where, opset, values, shapes)
         except _Missing as m:
             if where == 'graph':  # a subgraph's values cannot be made outputs of the model
                 missing.update(m.args)
-    ran, why = {}, 'it is computed inside a subgraph'
+                needing.add(k)
+    ran, why = {}, 'the model was not run' if missing else None
     if missing and run_if_needed:
         ran, why = _run_for(proto, sorted(missing), given)
     nodes = []
-    for node, where, values, shapes in found:
+    for k, (node, where, values, shapes) in enumerate(found):
         prefix = node.name.split('/')[0]
         where = f'function {prefix!r}' if prefix in functions else where
         values = {**values, **{k: v for k, v in ran.items() if v.ndim <= 1}}
         shapes = {**shapes, **{k: tuple(v.shape) for k, v in ran.items()}}
         try:
-            nodes.append(_read_node(node, where, opset, values, shapes))
+            r = _read_node(node, where, opset, values, shapes)
         except _Missing as m:
-            nodes.append(_unknown(node, where, opset, m.args[0], why or inference_problem))
+            inside = 'it is computed inside a subgraph' if where != 'graph' else None
+            r = _unknown(node, where, opset, m.args[0], inside or why or inference_problem)
+        if r.problem is None and k in needing:
+            r.note = 'shapes and values from one onnxruntime run (on the given inputs, else zeros)'
+        nodes.append(r)
     return nodes
 
 
@@ -482,7 +513,5 @@ def resize_axes(r: ResizeNode) -> list:
 
 
 def _axis_index(r, axis) -> np.ndarray:
-    from resize_nearest.nearest_modes import source_index
-
     mode, rounding = r.coordinate_transformation_mode, r.nearest_mode
     return source_index(mode, rounding, axis.in_size, axis.out_size, axis.scale, axis.roi)

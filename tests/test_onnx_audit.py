@@ -60,6 +60,8 @@ def spec_map(mode, rounding, n_in, n_out, scale=None):
     out = []
     for d in range(n_out):
         x = {'asymmetric': d / s, 'half_pixel': (d + half) / s - half,
+             'pytorch_half_pixel': (d + half) / s - half if n_out > 1 else Fraction(0),
+             'half_pixel_symmetric': Fraction(n_in, 2) * (1 - n_out / (s * n_in)) + (d + half) / s - half,
              'tf_half_pixel_for_nn': (d + half) / s,
              'align_corners': Fraction(d * (n_in - 1), n_out - 1) if n_out > 1 else Fraction(0)}[mode]
         tie = x - math.floor(x) == half
@@ -124,7 +126,7 @@ def test_conformance_model_audited_with_the_right_shapes_and_its_exact_map(folde
 # --- the exact maps against the specification, onnxruntime and onnx.reference -----------------
 
 def test_every_convention_equals_the_specification_on_sizes_to_24():
-    for mode in ('asymmetric', 'half_pixel', 'tf_half_pixel_for_nn', 'align_corners'):
+    for mode in COORDINATE_MODES[:-1]:
         for rounding in NEAREST_MODES:
             for n_in in range(1, 25):
                 for n_out in range(1, 25):
@@ -285,12 +287,111 @@ def test_opset_18_axes_in_their_own_order_and_the_aspect_policy():
     assert rows['not_smaller']['output_shape'] == (1, 1, 22, 44)     # scale 22/26: 52 * 22/26 = 44
 
 
-def test_every_nearest_mode_is_analysed():
+def test_every_nearest_mode_is_analysed_and_onnxruntime_counted_as_running_it_shows():
+    "Each convention's onnxruntime count equals a direct run of the same node against spec_map."
+    conventions = [(m, n) for m in COORDINATE_MODES[:-1] for n in NEAREST_MODES]
     specs = [resize(f'{m}_{n}', 'x', sizes=[1, 1, 7, 9], coordinate_transformation_mode=m, nearest_mode=n)
-             for m in COORDINATE_MODES[:-1] for n in NEAREST_MODES]
-    for r in audit_onnx(model(specs, {'x': [1, 1, 13, 5]})):
+             for m, n in conventions]
+    m19 = model(specs, {'x': [1, 1, 13, 5]})
+    x = np.arange(65, dtype=np.float32).reshape(1, 1, 13, 5)
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    session = ort.InferenceSession(m19.SerializeToString(), options, ['CPUExecutionProvider'])
+    outputs = dict(zip([o.name for o in m19.graph.output], session.run(None, {'x': x})))
+    for r, (mode, rounding) in zip(audit_onnx(m19), conventions):
         assert r['status'] == 'analysed', r
-        assert isinstance(r['wrong']['onnxruntime'], int)
+        rows, cols = spec_map(mode, rounding, 13, 7), spec_map(mode, rounding, 5, 9)
+        assert r['wrong']['onnxruntime'] == wrong_2d(outputs[r['node']].astype(np.int64), rows, cols, 5), r['node']
+
+
+def test_our_kernels_are_measured_not_assumed():
+    "The NKI kernels copy (d*in)//out: right for sizes, wrong where a scale means floor(d/s)."
+    report = by_node(audit_onnx(model([resize('sizes', 'x', sizes=[1, 1, 22, 22], **ASYM),
+                                       resize('scale', 'y', scales=[1, 1, 1.25, 1.25], **ASYM)],
+                                      {'x': [1, 1, 26, 26], 'y': [1, 1, 6, 6]})))
+    node_map = [math.floor(Fraction(d) / Fraction(1.25)) for d in range(7)]
+    ours_map = [d * 6 // 7 for d in range(7)]
+    right = sum(a == b for a, b in zip(node_map, ours_map))
+    assert report['sizes']['wrong']['resize_nearest (exact)'] == 0
+    assert report['scale']['wrong']['resize_nearest (exact)'] == 49 - right * right > 0
+
+
+def test_tf_crop_and_resize_through_the_audit():
+    roi = helper.make_tensor('roi', TensorProto.FLOAT, [8], [0, 0, 0.2, 0.1, 1, 1, 0.9, 1.3])
+    sizes = helper.make_tensor('sizes', TensorProto.INT64, [4], [1, 1, 7, 9])
+    node = helper.make_node('Resize', ['x', 'roi', '', 'sizes'], ['y'], name='crop', mode='nearest',
+                            coordinate_transformation_mode='tf_crop_and_resize', nearest_mode='floor',
+                            extrapolation_value=-1.0)
+    g = helper.make_graph([node], 'g', [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 1, 13, 5])],
+                          [helper.make_tensor_value_info('y', TensorProto.FLOAT, None)], initializer=[roi, sizes])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 19)])
+    row, = audit_onnx(m)
+    assert row['status'] == 'analysed'
+
+    def crop_map(n_in, n_out, start, end):
+        start, end = Fraction(float(np.float32(start))), Fraction(float(np.float32(end)))
+        xs = [start * (n_in - 1) + d * (end - start) * (n_in - 1) / (n_out - 1) for d in range(n_out)]
+        return [math.floor(x) if 0 <= x <= n_in - 1 else -1 for x in xs]
+
+    rows, cols = crop_map(13, 7, 0.2, 0.9), crop_map(5, 9, 0.1, 1.3)
+    exact = np.array([[-1 if r < 0 or c < 0 else r * 5 + c for c in cols] for r in rows])
+    x = np.arange(65, dtype=np.float32).reshape(1, 1, 13, 5)
+    got = ort.InferenceSession(m.SerializeToString(), providers=['CPUExecutionProvider']).run(None, {'x': x})[0]
+    assert row['wrong']['onnxruntime'] == int((got.reshape(7, 9).astype(np.int64) != exact).sum())
+
+
+@pytest.mark.parametrize('make, status', [
+    (lambda: resize('n', 'x', sizes=[1, 1, 22, 22], coordinate_transformation_mode='foo', nearest_mode='floor'),
+     'invalid: coordinate_transformation_mode'),
+    (lambda: resize('n', 'x', sizes=[1, 1, 22, 22], coordinate_transformation_mode='asymmetric', nearest_mode='bogus'),
+     'invalid: nearest_mode'),
+    (lambda: resize('n', 'z', sizes=[1, 1, 22, 22], **ASYM), 'invalid: the input shape (1, 1, 0, 26) has an empty axis'),
+    (lambda: resize('n', 'x', scales=[1, 1, 2, 2], coordinate_transformation_mode='tf_crop_and_resize',
+                    nearest_mode='floor'), 'invalid: tf_crop_and_resize needs its roi input'),
+])
+def test_a_node_the_reader_cannot_take_is_reported_and_the_others_analysed(make, status):
+    report = by_node(audit_onnx(model([make(), resize('good', 'x', sizes=[1, 1, 22, 22], **ASYM)],
+                                      {'x': [1, 1, 26, 26], 'z': [1, 1, 0, 26]})))
+    assert report['n']['status'].startswith(status), report['n']
+    assert report['good']['status'] == 'analysed'
+
+
+def test_upsample_7_without_scales_and_a_model_without_a_default_opset():
+    up7 = helper.make_node('Upsample', ['x'], ['y'], name='up7', mode='nearest')
+    row, = audit_onnx(model([(up7, None)], {'x': [1, 1, 6, 6]}, opset=7))
+    assert row['status'] == 'invalid: Upsample-7 needs its scales attribute'
+    m = model([resize('y', 'x', sizes=[1, 1, 3, 3], **ASYM)], {'x': [1, 1, 6, 6]})
+    del m.opset_import[:]
+    m.opset_import.append(helper.make_opsetid('local', 1))
+    with pytest.raises(ModelReadError, match='no opset of the default'):
+        read_resizes(m)
+
+
+def test_the_aspect_policy_is_read_from_opset_18_on_only():
+    node, init = resize('y', 'x', sizes=[1, 1, 22, 22], keep_aspect_ratio_policy='not_larger', **ASYM)
+    row, = audit_onnx(model([(node, init)], {'x': [1, 1, 26, 52]}, opset=13))
+    assert row['output_shape'] == (1, 1, 22, 22)
+
+
+def test_unknown_values_say_why():
+    nodes = [helper.make_node('Shape', ['x'], ['s']),
+             helper.make_node('Concat', ['s_head', 'tail'], ['sizes'], axis=0),
+             helper.make_node('Slice', ['s', 'zero', 'two'], ['s_head'])]
+    inits = [helper.make_tensor('tail', TensorProto.INT64, [2], [22, 22]),
+             helper.make_tensor('zero', TensorProto.INT64, [1], [0]), helper.make_tensor('two', TensorProto.INT64, [1], [2])]
+    node = helper.make_node('Resize', ['x', '', '', 'sizes'], ['y'], name='y', mode='nearest', **ASYM)
+    g = helper.make_graph(nodes + [node], 'g', [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 1, 26, 26])],
+                          [helper.make_tensor_value_info('y', TensorProto.FLOAT, None)], initializer=inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 19)])
+    r, = read_resizes(m, run_if_needed=False)
+    assert r.problem == "not analysed: 'sizes' is known only when the model runs (the model was not run)"
+    r, = read_resizes(m)
+    assert r.problem is None and r.sizes == (1, 1, 22, 22) and r.note.startswith('shapes and values from one onnxruntime run')
+
+
+def test_check_of_an_unchanged_size_still_runs_every_library():
+    wrong = convention_wrong_pixels((5, 5), (5, 5), 'half_pixel', 'round_prefer_floor')
+    assert wrong['onnxruntime'] == 0 and wrong['onnx.reference'] == 0 and wrong['PyTorch nearest-exact'] == 0
 
 
 @pytest.mark.parametrize('bad, why', [
