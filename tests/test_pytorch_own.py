@@ -1,7 +1,7 @@
 """PyTorch's own nearest test cases, run against the drop-in.
 
 The torch 2.13.0 wheel ships its test definitions under torch.testing._internal:
-- the OpInfo entries `nn.functional.interpolate` (variant 'nearest') and
+- the OpInfo entries `nn.functional.interpolate` (variants 'nearest' and 'nearest-exact') and
   `nn.functional.upsample_nearest` in common_methods_invocations.py, with their
   `sample_inputs_interpolate` / `sample_inputs_upsample` generators and supported CPU dtypes;
 - the module tests `interpolate_nearest_*` in common_nn.py (test_nn.py runs them as
@@ -28,15 +28,20 @@ from resize_nearest.torch import interpolate_nearest, patch
 # PyTorch's own samples call the deprecated alias on purpose
 pytestmark = pytest.mark.filterwarnings('ignore:`nn.functional.upsample_nearest` is deprecated')
 
-OPINFO_NAMES = (('nn.functional.interpolate', 'nearest'), ('nn.functional.upsample_nearest', ''))
+OPINFO_NAMES = (
+    ('nn.functional.interpolate', 'nearest'),
+    ('nn.functional.interpolate', 'nearest-exact'),
+    ('nn.functional.upsample_nearest', ''),
+)
 OPINFOS = [op for op in op_db if (op.name, op.variant_test_name) in OPINFO_NAMES]
 
 
-def _source_map(in_size: int, out_size: int, scale) -> list:
-    "The exact nearest source index along one axis: (d*in)//out, or floor(d / scale) clamped."
-    if scale is None:
-        return [d * in_size // out_size for d in range(out_size)]
-    return [min(math.floor(Fraction(d) / Fraction(scale)), in_size - 1) for d in range(out_size)]
+def _source_map(in_size: int, out_size: int, scale, mode='nearest') -> list:
+    """The exact source index along one axis, clamped to in - 1: (d*in)//out or floor(d / scale)
+    for `nearest`, the same of d + 1/2 for `nearest-exact`."""
+    shift = Fraction(1, 2) if mode == 'nearest-exact' else 0
+    step = Fraction(in_size, out_size) if scale is None else 1 / Fraction(scale)
+    return [min(math.floor((d + shift) * step), in_size - 1) for d in range(out_size)]
 
 
 def _follows_scale(kwargs) -> tuple:
@@ -47,13 +52,13 @@ def _follows_scale(kwargs) -> tuple:
     return scale
 
 
-def exact_reference(x, out_shape, scale):
+def exact_reference(x, out_shape, scale, mode='nearest'):
     "x resized by advanced indexing with the exact maps (autograd: the exact adjoint)."
     spatial = x.dim() - 2
     scales = scale if isinstance(scale, (tuple, list)) else (scale,) * spatial
     y = x
     for axis, (i, o, s) in enumerate(zip(x.shape[2:], out_shape[2:], scales)):
-        index = torch.tensor(_source_map(i, o, s), dtype=torch.long)
+        index = torch.tensor(_source_map(i, o, s, mode), dtype=torch.long)
         y = y.index_select(2 + axis, index)
     return y
 
@@ -65,11 +70,11 @@ def _ours(op, sample):
     return interpolate_nearest(sample.input, *sample.args, **sample.kwargs)
 
 
-def _check_forward(ours, theirs, x, scale):
+def _check_forward(ours, theirs, x, scale, mode='nearest'):
     "Shape and memory format as PyTorch's; values the exact map's; PyTorch's where it is exact."
     assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
     assert ours.stride() == theirs.stride()
-    want = exact_reference(x.detach(), theirs.shape, scale)
+    want = exact_reference(x.detach(), theirs.shape, scale, mode)
     assert torch.equal(ours, want)
     return torch.equal(theirs, want)
 
@@ -87,7 +92,8 @@ def test_opinfo_samples_forward(op, dtype):
     assert samples
     for sample in samples:
         theirs = op.op(sample.input, *sample.args, **sample.kwargs)
-        _check_forward(_ours(op, sample), theirs, sample.input, _follows_scale(sample.kwargs))
+        mode = sample.kwargs.get('mode', 'nearest')
+        _check_forward(_ours(op, sample), theirs, sample.input, _follows_scale(sample.kwargs), mode)
 
 
 @pytest.mark.parametrize('op', OPINFOS, ids=lambda op: f'{op.name}-{op.variant_test_name}')
@@ -102,7 +108,8 @@ def test_opinfo_samples_gradients(op):
         # small integers: every sum of them is exact, whatever order a backward adds in
         g = torch.randint(-8, 8, y.shape, dtype=y.dtype)
         got, = torch.autograd.grad(y, sample.input, g)
-        want, = torch.autograd.grad(exact_reference(sample.input, y.shape, scale), sample.input, g)
+        mode = sample.kwargs.get('mode', 'nearest')
+        want, = torch.autograd.grad(exact_reference(sample.input, y.shape, scale, mode), sample.input, g)
         assert torch.equal(got, want)
 
 
@@ -113,8 +120,9 @@ def _with_input(sample, tensor):
 
 def test_the_opinfo_entries_are_found():
     "Both entries present, with the sample counts of torch 2.13.0 (a silent empty run would pass)."
-    counts = {op.name: len(list(op.sample_inputs('cpu', torch.float32))) for op in OPINFOS}
-    assert counts == {'nn.functional.interpolate': 23, 'nn.functional.upsample_nearest': 12}
+    counts = {(op.name, op.variant_test_name): len(list(op.sample_inputs('cpu', torch.float32))) for op in OPINFOS}
+    assert counts == {('nn.functional.interpolate', 'nearest'): 23, ('nn.functional.interpolate', 'nearest-exact'): 23,
+                      ('nn.functional.upsample_nearest', ''): 12}
 
 
 def _module_tests() -> list:
@@ -153,7 +161,7 @@ def test_common_nn_module_tests(input_size, dtype, kwargs):
 
 def test_opinfo_finds_pytorch_exact_on_its_own_samples():
     "PyTorch's samples are small: its float map is exact on all of them (so equality with it holds)."
-    op = next(op for op in OPINFOS if op.name == 'nn.functional.interpolate')
+    op = next(op for op in OPINFOS if op.variant_test_name == 'nearest')
     exact = [
         _check_forward(
             interpolate_nearest(s.input, *s.args, **s.kwargs),

@@ -301,3 +301,57 @@ def test_remembered_calls_follow_every_argument_that_matters():
     size.fill_(11)                                                                           # same object, new value
     assert interpolate_nearest(x, size).shape[2:] == (11, 11)
     assert torch.equal(interpolate_nearest(x, scale_factor=1.25), interpolate_nearest(x, scale_factor=1.25))
+
+
+def test_nearest_exact_on_every_pair_to_64():
+    "mode='nearest-exact' is floor((d + 1/2) * in/out): exact everywhere, PyTorch's own where its map is."
+    pytorch_wrong = 0
+    for i in range(1, 65):
+        x = torch.arange(i, dtype=torch.float32).view(1, 1, i)
+        for o in range(1, 65):
+            want = [min((2 * d + 1) * i // (2 * o), i - 1) for d in range(o)]
+            ours = interpolate_nearest(x, o, mode='nearest-exact').reshape(-1).long().tolist()
+            theirs = F.interpolate(x, size=o, mode='nearest-exact').reshape(-1).long().tolist()
+            assert ours == want, (i, o)
+            pytorch_wrong += theirs != want
+    assert pytorch_wrong > 0                     # the float map misses some (53 pairs in torch 2.13.0)
+
+
+def test_nearest_exact_gradient_compile_export_patch_and_the_nki_refusal():
+    x = torch.rand(2, 3, 26, 13, dtype=torch.float64, requires_grad=True)
+    f = lambda t: interpolate_nearest(t, (22, 41), mode='nearest-exact')
+    assert torch.autograd.gradcheck(f, (x,)) and torch.autograd.gradgradcheck(f, (x,))
+    m = ResizeNearest(scale_factor=1 / 3, mode='nearest-exact')
+    spatial = ({2: Dim('h', min=16, max=4096), 3: Dim('w', min=16, max=4096)},)
+    ep = torch.export.export(m, (torch.rand(2, 3, 26, 26),), dynamic_shapes=spatial)
+    compiled = torch.compile(m, backend='aot_eager', fullgraph=True, dynamic=True)
+    for h, w in ((224, 224), (720, 301)):
+        y = torch.rand(2, 3, h, w)
+        assert torch.equal(ep.module()(y), m(y)) and torch.equal(compiled(y), m(y))
+        exact = lambda n, o: [min(math.floor((d + Fraction(1, 2)) / Fraction(1 / 3)), n - 1) for d in range(o)]
+        out = m(y)
+        assert torch.equal(out, y[:, :, exact(h, out.shape[2])][:, :, :, exact(w, out.shape[3])])
+    up = nn.Upsample(scale_factor=1.5, mode='nearest-exact')
+    y = torch.rand(1, 2, 26, 26)
+    with patch():
+        assert torch.equal(F.interpolate(y, size=(22, 22), mode='nearest-exact'), interpolate_nearest(y, (22, 22), mode='nearest-exact'))
+    with patch(up):
+        assert torch.equal(up(y), interpolate_nearest(y, scale_factor=1.5, mode='nearest-exact'))
+    with pytest.raises(ValueError, match="mode='nearest-exact' runs on PyTorch's own ops"):
+        interpolate_nearest(y, (22, 22), mode='nearest-exact', backend='cpu')
+    with pytest.raises(ValueError, match='interpolate_nearest does mode'):
+        interpolate_nearest(y, (22, 22), mode='bilinear')
+
+
+def test_the_torch_audit_reads_nearest_exact_calls():
+    "6 -> 37 along one axis: PyTorch's nearest-exact misses one index; the audit counts the tensor."
+    class M(nn.Module):
+        def forward(self, x):
+            return F.interpolate(x, size=(37, 5), mode='nearest-exact')
+
+    x = torch.arange(6, dtype=torch.float32).view(1, 1, 6, 1).expand(1, 2, 6, 5).contiguous()
+    row, = audit(M(), (x,))
+    theirs = F.interpolate(x, size=(37, 5), mode='nearest-exact')
+    want = x[:, :, [min((2 * d + 1) * 6 // 74, 5) for d in range(37)]][:, :, :, [(2 * d + 1) * 5 // 10 for d in range(5)]]
+    wrong = int((theirs != want).sum())
+    assert wrong > 0 and row['pytorch_wrong_elements'] == wrong == row['wrong']['PyTorch nearest-exact']
