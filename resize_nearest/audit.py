@@ -214,7 +214,7 @@ def _fixed_convention(name, r, axes, out_shape):
         if name.startswith('PyTorch'):
             if len(axes) > 3:
                 return 'n/a: resizes at most 3 axes'
-            got = torch_axis(name, a.in_size, a.out_size, a.scale, len(axes))
+            got = torch_axis(name, a.in_size, a.out_size, a.scale, len(axes), r.double)
         elif a.scale is not None or len(axes) > 2:
             return 'n/a: resizes a 2-D image to sizes'
         else:

@@ -86,9 +86,10 @@ def onnx_reference_axis(
     return ReferenceEvaluator(model).run(None, {'X': x})[0].reshape(-1).astype(np.int64)
 
 # %% ../nbs/13b_mode_peers.ipynb #13b-005
-def torch_axis(name, in_size, out_size, scale=None, spatial=1) -> np.ndarray:
+def torch_axis(name, in_size, out_size, scale=None, spatial=1, double=False) -> np.ndarray:
     """The index PyTorch's `nearest` or `nearest-exact` kernel picks along the first axis of a
-    `spatial`-D resize; a scale is passed to ATen as F.interpolate passes scale_factor."""
+    `spatial`-D resize of float32 (or with `double`, float64) data; a scale is passed to ATen as
+    F.interpolate passes scale_factor."""
     import torch
 
     ops = torch._C._nn
@@ -100,7 +101,8 @@ def torch_axis(name, in_size, out_size, scale=None, spatial=1) -> np.ndarray:
             ops._upsample_nearest_exact3d,
         ),
     }
-    x = torch.arange(in_size, dtype=torch.float32).view(1, 1, in_size, *([1] * (spatial - 1)))
+    dtype = torch.float64 if double else torch.float32
+    x = torch.arange(in_size, dtype=dtype).view(1, 1, in_size, *([1] * (spatial - 1)))
     scales = [None if scale is None else float(scale)] + [None] * (spatial - 1)
     y = kernels[name][spatial - 1](x, [out_size] + [1] * (spatial - 1), *scales)
     return y.reshape(-1).to(torch.int64).numpy()

@@ -87,6 +87,7 @@ class ResizeNode:
     keep_aspect_ratio_policy: str = 'stretch'
     problem: str = None  # why the node cannot be analysed
     note: str = None  # what the reader noticed but could still analyse
+    double: bool = False  # float64 data (PyTorch's float64 kernels index in double on some axes)
 
 
 # the coordinate transformations each Resize opset defines (onnx.defs, attribute descriptions)

@@ -282,7 +282,14 @@ def _plain(value) -> bool:
     return value is None or type(value) in (int, float, bool)
 
 
-_SIZES = {}  # plain arguments -> output spatial size (F.interpolate accepted them)
+_SIZES = {}  # plain arguments and their types -> output spatial size (F.interpolate accepted them)
+
+
+def _typed(args) -> tuple:
+    """The arguments with their types (and their elements' types), so that values Python holds
+    equal and hashes alike, 22 and 22.0 or True and 1, stay apart: F.interpolate accepts one and
+    refuses the other."""
+    return tuple((type(a), tuple(map(type, a)) if isinstance(a, tuple) else None, a) for a in args)
 
 
 def _output_size(input, mode, size, scale_factor, align_corners, recompute_scale_factor, antialias):
@@ -290,9 +297,9 @@ def _output_size(input, mode, size, scale_factor, align_corners, recompute_scale
     args = (mode, size, scale_factor, align_corners, recompute_scale_factor, antialias)
     if not all(_plain(a) for a in args[1:]):
         return _meta_output_size(tuple(input.shape), input.dtype, *args)
-    key = (tuple(input.shape), input.dtype, *args)
+    key = (tuple(input.shape), input.dtype, _typed(args))
     if key not in _SIZES:
-        _SIZES[key] = _meta_output_size(*key)
+        _SIZES[key] = _meta_output_size(tuple(input.shape), input.dtype, *args)
     return _SIZES[key]
 
 
@@ -336,11 +343,11 @@ def interpolate_nearest(
     # None: PyTorch ops (the NKI kernel on an XLA device); 'nki', 'nki-sim' or 'cpu': the NKI kernel
     backend: str = None,
 ) -> torch.Tensor:
-    """F.interpolate(mode='nearest') with every source index exact: (d*in)//out for sizes,
-    floor(d/scale) for scale factors (see the table above)."""
+    """F.interpolate(mode='nearest' or 'nearest-exact') with every source index exact: (d*in)//out
+    for sizes, floor(d/scale) for scale factors, with d + 1/2 for nearest-exact (see the table)."""
     args = (size, scale_factor, align_corners, recompute_scale_factor, antialias)
     if backend is None and not torch.compiler.is_compiling() and type(input) is torch.Tensor:
-        key = (input.shape, input.dtype, input.device, mode, *args)
+        key = (input.shape, input.dtype, input.device, mode, _typed(args))
         remembered = _remembered_call(key)
         if remembered is not None:
             op, out, plan = remembered
@@ -389,12 +396,18 @@ class ResizeNearest(nn.Module):
     "`interpolate_nearest` as a module (no parameters), like nn.Upsample(mode='nearest') but exact."
 
     def __init__(
-        self, size=None, scale_factor=None, recompute_scale_factor=None, backend=None,
+        self,
+        size=None,
+        scale_factor=None,
         mode='nearest',
-    ):
+        align_corners=None,
+        recompute_scale_factor=None,
+        backend=None,
+    ):  # nn.Upsample's arguments in nn.Upsample's order, then the backend
         super().__init__()
         self.size, self.scale_factor, self.backend = size, scale_factor, backend
-        self.recompute_scale_factor, self.mode = recompute_scale_factor, mode
+        self.mode, self.align_corners = mode, align_corners
+        self.recompute_scale_factor = recompute_scale_factor
 
     def forward(self, x):
         return interpolate_nearest(
@@ -402,7 +415,8 @@ class ResizeNearest(nn.Module):
             self.size,
             self.scale_factor,
             self.mode,
-            recompute_scale_factor=self.recompute_scale_factor,
+            self.align_corners,
+            self.recompute_scale_factor,
             backend=self.backend,
         )
 
@@ -496,6 +510,7 @@ def _exact_upsample_forward(module, input):
         module.size,
         module.scale_factor,
         module.mode,
+        module.align_corners,
         recompute_scale_factor=getattr(module, 'recompute_scale_factor', None),
     )
 
@@ -552,7 +567,7 @@ def benchmark_torch(cases=TORCH_BENCHMARK_CASES, repeats: int = 9) -> list:
     """Best times of interpolate_nearest and F.interpolate(mode='nearest') per case and pass
     (forward; forward+backward), float32 on CPU, over `repeats` samples interleaved in one run;
     their ratio. The best, as timeit advises: a slower sample is time the machine spent
-    elsewhere, and on this shared virtual machine such time comes in bursts of whole seconds."""
+    elsewhere."""
     theirs = lambda t, out: F.interpolate(t, size=out, mode='nearest')
     rows = []
     for shape, out, layout in cases:
@@ -622,6 +637,8 @@ def audit(module: nn.Module, example_inputs: tuple) -> list:
         if node.op != 'call_function' or not any(op in name for op in NEAREST_OPS):
             continue
         x_val = node.args[0].meta['val']
+        if x_val.numel() == 0:  # copies no element (the drop-in's own traced shape check)
+            continue
         ins, outs = tuple(x_val.shape[2:]), tuple(node.meta['val'].shape[2:])
         scales = _node_scales(node, len(ins))
         double = x_val.dtype == torch.float64
@@ -630,6 +647,7 @@ def audit(module: nn.Module, example_inputs: tuple) -> list:
         row['pytorch_wrong_elements'] = _pytorch_wrong_elements(
             x_val.shape, outs, scales, double, mode)
         record, axes = _engine_node(node, x_val.shape, outs, scales)
+        record.double = double  # PyTorch's float64 kernels index in double on some axes
         row['wrong'] = node_wrong_elements(record, axes) if axes else {}
         rows.append(row)
     return rows

@@ -107,12 +107,15 @@ def test_fullgraph_compile_and_dynamic_export(size, scale):
 
 
 def test_floor_quotient_is_exact_long_division():
-    "floor(d * den / num) against Fraction for scales whose ratio needs 55 bits."
+    "floor(n * den / num) against Fraction: 53-bit numerators, and doubled ones (nearest-exact's 2d + 1 over 2 num)."
     for s in (0.1, 1 / 3, 0.3, 1.25, 7.3e-5, 123456.789, 1e20):
         num, den = s.as_integer_ratio()
         d = [v for v in (0, 1, 7, 1000, 123456789, 2**31 - 1) if v / s < 2**31]
         got = _floor_quotient(torch.tensor(d), num, den).tolist()
         assert got == [math.floor(Fraction(v) / Fraction(s)) for v in d], s
+        odd = [2 * v + 1 for v in d if (v + 0.5) / s < 2**31]                 # nearest-exact: (2d + 1) / (2 s)
+        got = _floor_quotient(torch.tensor(odd), 2 * num, den).tolist()
+        assert got == [math.floor(Fraction(v, 2) / Fraction(s)) for v in odd], s
 
 def test_nki_path_with_the_standin():
     code = ('import torch; from resize_nearest.torch import interpolate_nearest\n'
@@ -263,7 +266,9 @@ def test_patch_on_a_real_architecture_monai_feature_pyramid_network():
 
 def test_patch_of_one_model_keeps_monai_upsample_blocks_and_their_attributes():
     upsample = pytest.importorskip('monai.networks.blocks.upsample')
-    block = upsample.UpSample(2, scale_factor=44 / 26, mode='nontrainable', interp_mode='nearest')
+    # align_corners=None: MONAI's default (True) with interp_mode='nearest' is refused by F.interpolate
+    # itself, and a drop-in refuses it too (test_patch_and_resize_nearest_keep_every_nn_upsample_argument)
+    block = upsample.UpSample(2, scale_factor=44 / 26, mode='nontrainable', interp_mode='nearest', align_corners=None)
     inner = [m for m in block.modules() if isinstance(m, nn.Upsample)]
     assert len(inner) == 1
     inner[0].tag = 'set by the framework'
@@ -299,8 +304,52 @@ def test_remembered_calls_follow_every_argument_that_matters():
     size = torch.tensor(22)
     assert interpolate_nearest(x, size).shape[2:] == (22, 22)
     size.fill_(11)                                                                           # same object, new value
-    assert interpolate_nearest(x, size).shape[2:] == (11, 11)
-    assert torch.equal(interpolate_nearest(x, scale_factor=1.25), interpolate_nearest(x, scale_factor=1.25))
+    assert torch.equal(interpolate_nearest(x, size), integer_resize(x, (11, 11)))
+    by_scale = torch.tensor([min(int(Fraction(d) / Fraction(1.25)), 25) for d in range(32)])
+    for _ in range(2):
+        assert torch.equal(interpolate_nearest(x, scale_factor=1.25), x[:, :, by_scale][:, :, :, by_scale])
+
+
+@pytest.mark.parametrize('good, bad', [(22, 22.0), ((22, 22), (22.0, 22.0)), (1, True)])
+def test_a_remembered_call_does_not_let_an_argument_pytorch_refuses_through(good, bad):
+    "22 and 22.0 (True and 1) are equal and hash alike; F.interpolate takes one and refuses the other."
+    x = torch.rand(1, 2, 26, 26)
+    interpolate_nearest(x, good)
+    with pytest.raises(TypeError) as theirs:
+        F.interpolate(x, bad, mode='nearest')
+    with pytest.raises(TypeError) as ours:
+        interpolate_nearest(x, bad)
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_patch_and_resize_nearest_keep_every_nn_upsample_argument():
+    up = nn.Upsample(size=(22, 22), mode='nearest', align_corners=True)
+    y = torch.rand(1, 2, 26, 26)
+    with pytest.raises(ValueError) as theirs:
+        up(y)
+    with patch(up), pytest.raises(ValueError) as ours:
+        up(y)
+    assert str(ours.value) == str(theirs.value)
+    m = ResizeNearest((22, 41), None, 'nearest-exact')                  # nn.Upsample's positional order
+    want = y[:, :, [(2 * d + 1) * 26 // 44 for d in range(22)]][:, :, :, [(2 * d + 1) * 26 // 82 for d in range(41)]]
+    assert m.mode == 'nearest-exact' and torch.equal(m(y), want)
+
+
+def test_the_torch_audit_skips_empty_resizes_and_follows_float64():
+    "A model made exact has no PyTorch nearest upsample left; float64 data is indexed as PyTorch does."
+    assert audit(ResizeNearest((22, 22)), (torch.rand(1, 3, 26, 26),)) == []
+
+    class M(nn.Module):
+        def forward(self, x):
+            return F.interpolate(x, size=(224, 224), mode='nearest')
+
+    for dtype in (torch.float32, torch.float64):
+        x = torch.rand(1, 1, 720, 720, dtype=dtype)
+        row, = audit(M(), (x,))
+        probe = torch.arange(720 * 720, dtype=dtype).view(1, 1, 720, 720)
+        exact = [d * 720 // 224 for d in range(224)]
+        wrong = int((F.interpolate(probe, size=(224, 224)) != probe[:, :, exact][:, :, :, exact]).sum())
+        assert row['pytorch_wrong_elements'] == wrong == row['wrong']['PyTorch nearest'], dtype
 
 
 def test_nearest_exact_on_every_pair_to_64():
