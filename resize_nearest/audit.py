@@ -13,8 +13,8 @@ __all__ = ['AXIS_RULES', 'EXTRA_OF', 'EXACT', 'IMPLEMENTATIONS', 'FIXED_CONVENTI
            'convention_wrong_pixels']
 
 # %% ../nbs/13_audit.ipynb #13-005
-import json, numpy as np
-from .index_map import src_index_exact, src_index_fp32, check_shape, MAX_INDEX
+import numpy as np
+from .index_map import src_index_exact, src_index_fp32, check_shape
 from .api import check_as_compiled, as_compiled_wrong_pixels, resize_nearest
 
 

@@ -13,7 +13,6 @@ and ONNX's reference implementation run a one-node Resize; PyTorch, OpenCV and t
 kernel implement one convention each (`CONVENTIONS`), and count only where theirs is the node's."""
 
 import numpy as np
-from .index_map import src_index_fp32
 from .nearest_modes import source_index
 
 # fixed-convention implementations: (coordinate_transformation_mode, nearest_mode) they implement

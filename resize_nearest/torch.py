@@ -310,15 +310,7 @@ def _meta_output_size(shape, dtype, mode, size, scale_factor, align_corners, rec
     accept it."""
     device = 'cpu' if math.prod(shape) == 0 else 'meta'
     meta = torch.empty(shape, dtype=dtype, device=device)
-    y = _F_INTERPOLATE(
-        meta,
-        size=size,
-        scale_factor=scale_factor,
-        mode=mode,
-        align_corners=align_corners,
-        recompute_scale_factor=recompute,
-        antialias=antialias,
-    )
+    y = _F_INTERPOLATE(meta, size, scale_factor, mode, align_corners, recompute, antialias)
     return tuple(y.shape[2:])
 
 
@@ -471,15 +463,8 @@ def _traced_resize(
     """The exact resize as a graph torch.compile and torch.export keep whole, with symbolic sizes:
     PyTorch's checks and output size from F.interpolate on the empty batch input[:0], then one
     index_select per axis (its backward, index_add, is the exact adjoint)."""
-    shape_only = _F_INTERPOLATE(
-        input[:0],
-        size=size,
-        scale_factor=scale_factor,
-        mode=mode,
-        align_corners=align_corners,
-        recompute_scale_factor=recompute_scale_factor,
-        antialias=antialias,
-    )
+    args = (size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
+    shape_only = _F_INTERPOLATE(input[:0], *args)  # F.interpolate's positional order
     scales = _axis_scales(input, scale_factor, recompute_scale_factor)
     ins, out = input.shape[2:], shape_only.shape[2:]
     maps = [_traced_axis_index(i, o, s, input.device, mode) for i, o, s in zip(ins, out, scales)]
