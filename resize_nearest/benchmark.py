@@ -16,12 +16,14 @@ from .index_map import load_indices
 from .replay import clear_cache
 
 
-def measured_counts(variant: str, x_shape, out_hw, dtype=np.float32) -> dict:
-    "Run a variant on the interpreter and return its counters."
+def measured_counts(variant: str, x_shape, out_hw, dtype=np.float32, convention=()) -> dict:
+    """Run a variant on the interpreter and return its counters; `convention`: ONNX's
+    (coordinate_transformation_mode, nearest_mode), () for the compiler's."""
     x = np.zeros(x_shape, dtype=dtype)
+    modes = dict(zip(('coordinate_transformation_mode', 'nearest_mode'), convention))
     with warnings.catch_warnings(), nki_cpu.counting() as counts:
         warnings.simplefilter('ignore', RuntimeWarning)
-        resize_nearest(x, out_hw, variant=variant, backend='cpu')
+        resize_nearest(x, out_hw, variant=variant, backend='cpu', **modes)
     return counts.summary()
 
 # %% ../nbs/12_performance.ipynb #12-009

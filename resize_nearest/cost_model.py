@@ -7,8 +7,9 @@ Chapter 12 checks every prediction against the interpreter's counters."""
 # %% auto #0
 __all__ = ['ENGINE_PER_TILE', 'PER_TILE', 'IDEAL_DMA_BYTES', 'EFFICIENT_DESCRIPTOR_BYTES',
            'INSTRUCTION_CYCLES', 'SWDGE_DESCRIPTOR_CYCLES', 'PROGRAM_BUDGET', 'CHIPS',
-           'as_compiled_counts', 'exact_counts', 'hoisted_counts', 'strided_counts',
-           'residue_counts', 'rowgather_counts', 'predict_time']
+           'axis_sources', 'as_compiled_counts', 'exact_counts', 'hoisted_counts',
+           'strided_counts', 'segment_shapes', 'residue_counts', 'rowgather_counts',
+           'predict_time']
 
 # %% ../nbs/06_cost_model.ipynb #06-006
 import copy, functools
@@ -19,10 +20,15 @@ from resize_nearest.plan import (
     TILE,
     channel_chunks,
     tile_sizes,
-    width_ratio,
     residue_plan,
     rowgather_periods,
     rowgather_uses_gather,
+    axis_maps,
+    kernel_maps,
+    axis_segments,
+    axis_segment,
+    period_plan,
+    map_width_ratio,
 )
 
 # compute instructions per index tile, by engine (GpSimd: iota and int32 tensor_tensor; Vector: the
@@ -33,6 +39,10 @@ ENGINE_PER_TILE = {
     'exact': {'gpsimd': 13, 'vector': 17},
     'exact_wide': {'gpsimd': 18, 'vector': 19},  # out_w > 128: a tile spans two rows
     'columns': {'gpsimd': 4, 'vector': 6},
+    # the mapped graphs of any other nearest convention (build_index_graph_mapped, chapter 03)
+    'exact_mapped': {'gpsimd': 19, 'vector': 23},
+    'exact_mapped_wide': {'gpsimd': 29, 'vector': 31},
+    'columns_mapped': {'gpsimd': 7, 'vector': 8},  # build_mapped_indices
 }
 PER_TILE = {k: sum(v.values()) for k, v in ENGINE_PER_TILE.items()}
 
@@ -56,11 +66,25 @@ def _gather(blocks, width, itemsize, times=1) -> Counter:
     return out
 
 
-def _flat_map_blocks(in_hw, out_hw, mode, block=1 << 22):
-    "The flat source-pixel map in tile-aligned blocks (memory stays flat on 4K and larger images)."
+def axis_sources(in_size: int, out_size: int, axis_map) -> np.ndarray:
+    "clamp(floor((a*d + b) / c), 0, in - 1) for every output index d of one axis, in int64."
+    a, b, c = axis_map
+    d = np.arange(out_size, dtype=np.int64)
+    return np.clip((a * d + b) // c, 0, in_size - 1)
+
+
+def _flat_map_blocks(in_hw, out_hw, mode, block=1 << 22, maps=()):
+    """The flat source-pixel map in tile-aligned blocks (memory stays flat on 4K and larger
+    images); under `maps`, the source pixels of those axis maps."""
     n = out_hw[0] * out_hw[1]
+    if len(maps) == 0:
+        for s in range(0, n, block):
+            yield load_indices(in_hw, out_hw, mode, s, min(n, s + block))
+        return
+    rows, cols = (axis_sources(i, o, m) for i, o, m in zip(in_hw, out_hw, maps))
     for s in range(0, n, block):
-        yield load_indices(in_hw, out_hw, mode, s, min(n, s + block))
+        pixel = np.arange(s, min(n, s + block), dtype=np.int64)
+        yield rows[pixel // out_hw[1]] * in_hw[1] + cols[pixel % out_hw[1]]
 
 # %% ../nbs/06_cost_model.ipynb #06-006-1
 class _Tally:
@@ -112,54 +136,74 @@ class _Tally:
 
 
 def _cached(count):
-    "Cache a count function on its integer arguments (auto asks for every variant on every call)."
+    """Cache a count function on its integer arguments (auto asks for every variant on every
+    call); `maps` is reduced to what the kernels work from (`kernel_maps`)."""
     cached = functools.lru_cache(maxsize=256)(count)
 
     @functools.wraps(count)
-    def counted(x_shape, out_hw, itemsize: int = 4) -> dict:
-        return copy.deepcopy(
-            cached(tuple(map(int, x_shape)), tuple(map(int, out_hw)), int(itemsize))
-        )
+    def counted(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:
+        x_shape, out_hw = tuple(map(int, x_shape)), tuple(map(int, out_hw))
+        used = kernel_maps(x_shape[1:3], out_hw, tuple(tuple(map(int, m)) for m in maps))
+        return copy.deepcopy(cached(x_shape, out_hw, int(itemsize), used))
 
     return counted
 
 # %% ../nbs/06_cost_model.ipynb #06-006-3
-def _gather_kernel_counts(mode: str, x_shape, out_hw, itemsize: int) -> dict:
+def _index_kind(mode: str, out_w: int, maps) -> str:
+    "Which index graph a gather kernel builds per tile (ENGINE_PER_TILE's key)."
+    if mode == 'as_compiled':
+        return mode
+    kind = 'exact' if len(maps) == 0 else 'exact_mapped'
+    return kind + '_wide' if out_w > TILE else kind
+
+
+def _gather_kernel_counts(mode: str, x_shape, out_hw, itemsize: int, maps=()) -> dict:
     "The compiled and the exact kernel: an index graph, a gather and a store per tile and chunk."
     b, ih, iw, c = x_shape
     oh, ow = out_hw
     tally, tiles, chunks = _Tally(itemsize), tile_sizes(oh * ow), channel_chunks(c, itemsize)
-    kind = 'exact_wide' if mode == 'exact' and ow > TILE else mode
+    kind = _index_kind(mode, ow, maps)
     tally.index_tiles(kind, tiles, b if mode == 'as_compiled' else 1)  # exact: once for the batch
     for first, cc in chunks:
-        tally.gather((m * c + first for m in _flat_map_blocks((ih, iw), (oh, ow), mode)), cc, b)
+        blocks = _flat_map_blocks((ih, iw), (oh, ow), mode, maps=maps)
+        tally.gather((m * c + first for m in blocks), cc, b)
         tally.stores(tiles, lambda n: [(cc, n), (1, cc)], lambda n: [(c, n), (1, cc)], b)
     transfers = 2 * b * len(tiles) * len(chunks)
     return tally.counts(transfers, transfers // 2)
 
 
 @_cached
-def as_compiled_counts(x_shape, out_hw, itemsize: int = 4) -> dict:
-    "What the compiled kernel issues for an NHWC input of `x_shape` resized to `out_hw`."
+def as_compiled_counts(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:
+    """What the compiled kernel issues for an NHWC input of `x_shape` resized to `out_hw` (it has
+    the compiler's map only: `maps` must be empty)."""
+    if len(maps):
+        raise ValueError("the compiled kernel has the compiler's map only (asymmetric, floor)")
     return _gather_kernel_counts('as_compiled', x_shape, out_hw, itemsize)
 
 
 @_cached
-def exact_counts(x_shape, out_hw, itemsize: int = 4) -> dict:
-    "What the exact gather kernel issues."
-    return _gather_kernel_counts('exact', x_shape, out_hw, itemsize)
+def exact_counts(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:
+    "What the exact gather kernel issues (under the axis maps `maps`, () for the compiler's)."
+    return _gather_kernel_counts('exact', x_shape, out_hw, itemsize, maps)
+
+
+def _rows_and_columns(x_shape, out_hw, maps):
+    "Every output row's and column's source index, as int64 arrays."
+    h_map, w_map = axis_maps(x_shape[1:3], out_hw, maps)
+    rows = axis_sources(x_shape[1], out_hw[0], h_map)
+    return rows, axis_sources(x_shape[2], out_hw[1], w_map)
 
 
 @_cached
-def hoisted_counts(x_shape, out_hw, itemsize: int = 4) -> dict:
+def hoisted_counts(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:
     """What the hoisted kernel issues: a column index per tile, a gather per source row, every row
     stored."""
     b, ih, iw, c = x_shape
     oh, ow = out_hw
     tally, tiles, chunks = _Tally(itemsize), tile_sizes(ow), channel_chunks(c, itemsize)
-    src_rows = len({r * ih // oh for r in range(oh)})
-    tally.index_tiles('columns', tiles)
-    cols = np.arange(ow, dtype=np.int64) * iw // ow
+    rows, cols = _rows_and_columns(x_shape, out_hw, maps)
+    src_rows = 1 + int(np.count_nonzero(np.diff(rows)))  # a row is loaded when it changes
+    tally.index_tiles('columns' if len(maps) == 0 else 'columns_mapped', tiles)
     for first, cc in chunks:
         tally.gather([cols * c + first], cc, b * src_rows)
         tally.stores(tiles, lambda n: [(cc, n), (1, cc)], lambda n: [(c, n), (1, cc)], b * oh)
@@ -167,17 +211,26 @@ def hoisted_counts(x_shape, out_hw, itemsize: int = 4) -> dict:
     return tally.counts(per_tile * (src_rows + oh), per_tile * src_rows)
 
 # %% ../nbs/06_cost_model.ipynb #06-006-4
+def _strided_tiles(kind: str, k: int, out_w: int) -> list:
+    "Tiles of what sits on the partitions: output columns (down), source columns (up)."
+    return tile_sizes(out_w if kind == 'down' else out_w // k)
+
+
 @_cached
-def strided_counts(x_shape, out_hw, itemsize: int = 4) -> dict:
+def strided_counts(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:
     "What the strided kernel issues (integer width ratios): strided loads and stores, no index."
     b, ih, iw, c = x_shape
     oh, ow = out_hw
-    kind, k = width_ratio(iw, ow)
+    kind, k, _ = map_width_ratio(iw, ow, maps[1] if len(maps) else ())
     if kind == 'none':
         raise ValueError(f'strided needs an integer width ratio, got {iw} -> {ow}')
-    tally, chunks = _Tally(itemsize), channel_chunks(c, itemsize)
-    tiles = tile_sizes(ow if kind == 'down' else iw)
-    src_rows = len({r * ih // oh for r in range(oh)})
+    tally, chunks, tiles = (
+        _Tally(itemsize),
+        channel_chunks(c, itemsize),
+        _strided_tiles(kind, k, ow),
+    )
+    rows = _rows_and_columns(x_shape, out_hw, maps)[0]
+    src_rows = 1 + int(np.count_nonzero(np.diff(rows)))
     for first, cc in chunks:
         if kind == 'down':
             tally.stores(
@@ -195,22 +248,33 @@ def strided_counts(x_shape, out_hw, itemsize: int = 4) -> dict:
     return tally.counts(b * len(tiles) * len(chunks) * (src_rows + stores_per_row * oh), 0)
 
 
+def segment_shapes(in_size: int, out_size: int, axis_map) -> Counter:
+    "{(count, source step, output step): segments} of one axis (chapter 02g's `axis_segment`)."
+    shapes = Counter()
+    for k in range(axis_segments(axis_map, in_size, out_size)):
+        _, dst_step, count, _, src_step = axis_segment(axis_map, in_size, out_size, k)
+        shapes[(count, src_step, dst_step)] += 1
+    return shapes
+
+
 @_cached
-def residue_counts(x_shape, out_hw, itemsize: int = 4) -> dict:
-    "What the residue kernel issues: q_h*q_w affine HBM-to-HBM copies, nothing computed."
+def residue_counts(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:
+    "What the residue kernel issues: one affine HBM-to-HBM copy per pair of segments."
     b, ih, iw, c = x_shape
     oh, ow = out_hw
-    (g_h, p_h, q_h), (g_w, p_w, q_w) = residue_plan(ih, oh), residue_plan(iw, ow)
+    if len(maps) == 0:  # the compiler's map: q residues of g indices on each axis
+        (g_h, p_h, q_h), (g_w, p_w, q_w) = residue_plan(ih, oh), residue_plan(iw, ow)
+        rows, cols = Counter({(g_h, p_h, q_h): q_h}), Counter({(g_w, p_w, q_w): q_w})
+    else:
+        rows, cols = segment_shapes(ih, oh, maps[0]), segment_shapes(iw, ow, maps[1])
     tally = _Tally(itemsize)
-    tally.desc.update(
-        _copy(
-            [(ih * iw * c, b), (p_h * iw * c, g_h), (p_w * c, g_w), (1, c)],
-            [(oh * ow * c, b), (q_h * ow * c, g_h), (q_w * c, g_w), (1, c)],
-            itemsize,
-            q_h * q_w,
-        )
-    )
-    return tally.counts(q_h * q_w, 0, hbm_factor=2)  # every byte is read and written in HBM
+    for (n_h, p_h, q_h), k_h in rows.items():
+        for (n_w, p_w, q_w), k_w in cols.items():
+            src = [(ih * iw * c, b), (p_h * iw * c, n_h), (p_w * c, n_w), (1, c)]
+            dst = [(oh * ow * c, b), (q_h * ow * c, n_h), (q_w * c, n_w), (1, c)]
+            tally.desc.update(_copy(src, dst, itemsize, k_h * k_w))
+    copies = sum(rows.values()) * sum(cols.values())
+    return tally.counts(copies, 0, hbm_factor=2)  # every byte is read and written in HBM
 
 # %% ../nbs/06_cost_model.ipynb #06-006-5
 def _column_maps(
@@ -230,21 +294,22 @@ def _column_maps(
 
 
 @_cached
-def rowgather_counts(x_shape, out_hw, itemsize: int = 4) -> dict:
+def rowgather_counts(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:
     "What the row-gather kernel issues: per 128 output rows and column chunk a gather and a store."
     b, ih, iw, c = x_shape
     oh, ow = out_hw
-    per = rowgather_periods(iw, ow, c, itemsize)
+    column_map = maps[1] if len(maps) else ()
+    per = rowgather_periods(iw, ow, c, itemsize, column_map)
     if per == 0:
         raise ValueError(
-            f'rowgather needs one column period within the SBUF budget; got {iw} -> {ow} '
+            f'rowgather needs one whole column period within the SBUF budget; got {iw} -> {ow} '
             f'with {c} channels of {itemsize} bytes'
         )
-    g_w, p_w, q_w = residue_plan(iw, ow)
+    g_w, p_w, q_w = period_plan(iw, ow, column_map)
     tally, tiles = _Tally(itemsize), tile_sizes(oh)
-    rows = np.arange(oh, dtype=np.int64) * ih // oh
+    rows = _rows_and_columns(x_shape, out_hw, maps)[0]
     widths = [min(per, g_w - j0) for j0 in range(0, g_w, per)]  # periods per column chunk
-    tally.index_tiles('columns', tiles)
+    tally.index_tiles('columns' if len(maps) == 0 else 'columns_mapped', tiles)
     for j0, n in zip(range(0, g_w, per), widths):
         tally.gather([rows * iw * c + j0 * p_w * c], n * p_w * c, b)
         tally.stores(
@@ -261,7 +326,7 @@ def rowgather_counts(x_shape, out_hw, itemsize: int = 4) -> dict:
         b * oh * ow * c,
         min(TILE, oh),
         c,
-        rowgather_uses_gather(iw, ow, c, itemsize),
+        rowgather_uses_gather(iw, ow, c, itemsize, column_map),
     )
     transfers = 2 * b * len(tiles) * len(widths)
     return tally.counts(transfers, transfers // 2)

@@ -10,8 +10,13 @@ __all__ = ['dtype_bytes', 'kernel_shapes', 'flat_views', 'gather_store_chunk', '
 
 # %% ../nbs/04_gather_kernels.ipynb #04-003
 from .backend import nki, nl, nisa
-from .graph import build_index_graph_as_compiled, build_index_graph_exact
-from .plan import TILE, channel_chunk, in_exact_range
+from resize_nearest.graph import (
+    build_index_graph_as_compiled,
+    build_index_graph_exact,
+    build_index_graph_mapped,
+)
+from .plan import TILE, channel_chunk, in_exact_range, in_mapped_range
+from .plan import kernel_maps
 
 # %% ../nbs/04_gather_kernels.ipynb #04-005-0
 def dtype_bytes(dtype) -> int:
@@ -119,9 +124,19 @@ def resize_nearest_fixed_dma_kernel(data_tensor, out_shape):
     return out_tensor
 
 # %% ../nbs/04_gather_kernels.ipynb #04-007
-def resize_nearest_exact_kernel(data_tensor, out_shape):
+def _tile_indices(load_indices, start: int, size: int, in_hw, out_hw, maps) -> int:
+    """One tile's exact source pixels minus the returned base: chapter 03's graph for the
+    compiler's map (`maps` empty), the mapped graph for any other nearest convention."""
+    if len(maps) == 0:
+        return build_index_graph_exact(load_indices, start, size, in_hw, out_hw)
+    build_index_graph_mapped(load_indices, start, size, in_hw, out_hw, maps)
+    return 0
+
+
+def resize_nearest_exact_kernel(data_tensor, out_shape, maps=()):
     """
-    Exact nearest resize (asymmetric, floor): every source index is (dst * in) // out.
+    Exact nearest resize: every source index is (dst * in) // out, or under `maps` the axis
+    maps of any ONNX nearest convention, clamp(floor((a*dst + b) / c), 0, in - 1).
 
     The data movement of the compiled kernel (one gather and one store per tile of 128 output
     pixels and channel chunk) with chapter 03's exact index graph, built once per tile and
@@ -134,13 +149,14 @@ def resize_nearest_exact_kernel(data_tensor, out_shape):
     Args:
         data_tensor (nl.ndarray): input HBM tensor [B, H, W, C], any supported dtype.
         out_shape (tuple): (B, OH, OW, C).
+        maps (tuple): ((a, b, c) of rows, (a, b, c) of columns); () for the compiler's map.
 
     Returns:
         nl.ndarray: output HBM tensor [B, OH, OW, C] of the input's dtype.
 
     Pseudocode:
         for each tile of 128 output pixels [s, s + n):
-            base, offsets = exact_graph(arange(s, s + n))  # (oh*H//OH)*W + ow*W//OW - base
+            base, offsets = exact_graph(arange(s, s + n))  # src_h(oh) * W + src_w(ow) - base
             for b in range(B), channel chunk:
                 store(out[b, s:s + n], gather(x[b], base + offsets))
     """
@@ -148,13 +164,17 @@ def resize_nearest_exact_kernel(data_tensor, out_shape):
     assert in_exact_range((in_h, in_w), (out_h, out_w)), (
         'sizes outside the proven range (exact_range_problems)'
     )
+    maps = kernel_maps((in_h, in_w), (out_h, out_w), maps)
+    assert len(maps) == 0 or in_mapped_range((in_h, in_w), (out_h, out_w), maps), (
+        'axis maps outside the proven range (mapped_range_problems)'
+    )
     out_tensor, data_flat, out_flat = flat_views(data_tensor, out_shape)
     in_seqlen, out_seqlen = in_h * in_w, out_h * out_w
     for t in nl.static_range((out_seqlen + TILE - 1) // TILE):
         start = t * TILE
         size = min(TILE, out_seqlen - start)
         load_indices = nl.ndarray((size, 1), dtype=nl.int32, buffer=nl.sbuf)
-        base = build_index_graph_exact(load_indices, start, size, (in_h, in_w), (out_h, out_w))
+        base = _tile_indices(load_indices, start, size, (in_h, in_w), (out_h, out_w), maps)
         for b in nl.static_range(in_b):  # base: the tile's trace-time base pixel
             rows = (b * in_seqlen + base, b * out_seqlen + start, size)
             gather_store_tile(data_flat, out_flat, load_indices, rows)

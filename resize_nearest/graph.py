@@ -6,7 +6,9 @@ step for the compiled kernel, then build the exact variant and prove it."""
 
 # %% auto #0
 __all__ = ['floor_nisa_kernel', 'build_index_graph_as_compiled', 'correct_quotient',
-           'remainder_from_step', 'floor_div', 'build_index_graph_exact']
+           'remainder_from_step', 'floor_div', 'tile_coordinates', 'times_int32',
+           'flat_pixel', 'build_index_graph_exact', 'floor_div_wide', 'build_axis_source',
+           'build_mapped_indices', 'build_index_graph_mapped']
 
 # %% ../nbs/03_tile_graph.ipynb #03-004
 import numpy as np
@@ -126,17 +128,42 @@ def _source_columns_two_rows(src_w, lane, col, dr, size: int, col0: int, in_w: i
     nisa.tensor_tensor(dst=src_w, data1=q, data2=base_w, op=nl.add)
 
 
-def build_index_graph_exact(load_indices, tile_start: int, size: int, in_hw, out_hw) -> int:
-    """Fill `load_indices` (size, 1) int32 with each lane's exact source pixel minus the returned
-    base."""
-    (in_h, in_w), (out_h, out_w) = in_hw, out_hw
-    row0, col0 = divmod(tile_start, out_w)  # trace-time integers
-    q0h, r0h = divmod(row0 * in_h, out_h)
+def tile_coordinates(tile_start: int, size: int, out_w: int):
+    """(lane, dr, col, row0, col0) of a tile of output pixels: each lane's offset, its row minus the
+    tile's first row0 and its column; row0 and col0 are trace-time integers."""
+    row0, col0 = divmod(tile_start, out_w)
     lane, m, dr, col = _col(size), _col(size), _col(size), _col(size)
     nisa.iota(lane, [[1, 1]], offset=0, channel_multiplier=1)
     nisa.tensor_scalar(dst=m, data=lane, op0=nl.add, operand0=float(col0))  # col0 + l < 2^17
     r0, step = floor_div(dr, m, out_w, size)  # dr = m // out_w
     remainder_from_step(col, r0, step, out_w, size)  # col = m % out_w
+    return lane, dr, col, row0, col0
+
+
+def times_int32(dst, data, value: int, size: int):
+    "dst = data * value for an int32 tile: int32 x int32 on GpSimd, exact (no float32 product)."
+    nisa.tensor_tensor(
+        dst=dst,
+        data1=data,
+        data2=_int32_const(size, value),
+        op=nl.multiply,
+        engine=nisa.engine.gpsimd,
+    )
+
+
+def flat_pixel(load_indices, rows, cols, in_w: int, size: int):
+    "load_indices = rows * in_w + cols, exactly."
+    rows_x_w = _col(size)
+    times_int32(rows_x_w, rows, in_w, size)
+    nisa.tensor_tensor(dst=load_indices, data1=rows_x_w, data2=cols, op=nl.add)
+
+
+def build_index_graph_exact(load_indices, tile_start: int, size: int, in_hw, out_hw) -> int:
+    """Fill `load_indices` (size, 1) int32 with each lane's exact source pixel minus the returned
+    base."""
+    (in_h, in_w), (out_h, out_w) = in_hw, out_hw
+    lane, dr, col, row0, col0 = tile_coordinates(tile_start, size, out_w)
+    q0h, r0h = divmod(row0 * in_h, out_h)  # trace-time integers
     n_h, dh = _col(size), _col(size)
     nisa.tensor_scalar(
         dst=n_h, data=dr, op0=nl.multiply, operand0=float(in_h), op1=nl.add, operand1=float(r0h)
@@ -149,14 +176,69 @@ def build_index_graph_exact(load_indices, tile_start: int, size: int, in_hw, out
         floor_div(src_w, n_w, out_w, size)
     else:  # dr is 0 or 1
         _source_columns_two_rows(src_w, lane, col, dr, size, col0, in_w, out_w)
-    dh_x_w = _col(size)
-    # int32 x int32 on GpSimd: exact
-    nisa.tensor_tensor(
-        dst=dh_x_w,
-        data1=dh,
-        data2=_int32_const(size, in_w),
-        op=nl.multiply,
-        engine=nisa.engine.gpsimd,
-    )
-    nisa.tensor_tensor(dst=load_indices, data1=dh_x_w, data2=src_w, op=nl.add)
+    flat_pixel(load_indices, dh, src_w, in_w, size)
     return q0h * in_w
+
+# %% ../nbs/03_tile_graph.ipynb #03-033
+def floor_div_wide(q, n, divisor: int, size: int):
+    """q = n // divisor for an int32 tile 0 <= n < 2^31 with quotients below 2^21: a float32
+    estimate, corrected exactly with int32 products and remainders."""
+    nisa.tensor_scalar(dst=q, data=n, op0=nl.multiply, operand0=1.0 / divisor)  # within 1
+    q_x_d, r0 = _col(size), _col(size)
+    times_int32(q_x_d, q, divisor, size)
+    nisa.tensor_tensor(dst=r0, data1=n, data2=q_x_d, op=nl.subtract)  # int32 operands: exact
+    over, under, step = _col(size), _col(size), _col(size)
+    # |r0| < 2 * divisor < 2^24: the comparisons are exact in float32
+    nisa.tensor_scalar(dst=over, data=r0, op0=nl.greater_equal, operand0=float(divisor))
+    nisa.tensor_scalar(dst=under, data=r0, op0=nl.less, operand0=0.0)
+    nisa.tensor_tensor(dst=step, data1=over, data2=under, op=nl.subtract)
+    nisa.tensor_tensor(dst=q, data1=q, data2=step, op=nl.add)
+
+
+def build_axis_source(src, k, d0: int, axis_map, in_size: int, size: int):
+    """src = clamp(floor((a*(d0 + k) + b) / c), 0, in_size - 1) for an int32 tile of lane offsets
+    0 <= k < 128, exactly (chapter 02g's mapped range)."""
+    a, b, c = axis_map
+    q0, r0 = divmod(a * d0 + b, c)  # trace-time integers, 0 <= r0 < c
+    n = _col(size)
+    times_int32(n, k, a, size)
+    nisa.tensor_tensor(dst=n, data1=n, data2=_int32_const(size, r0), op=nl.add)  # exact int32
+    floor_div_wide(src, n, c, size)
+    nisa.tensor_scalar(
+        dst=src, data=src, op0=nl.add, operand0=float(q0), op1=nl.maximum, operand1=0.0
+    )
+    nisa.tensor_scalar(dst=src, data=src, op0=nl.minimum, operand0=float(in_size - 1))
+
+
+def build_mapped_indices(src, start: int, size: int, axis_map, in_size: int):
+    "src (size, 1) int32 = the axis map of output indices start .. start + size - 1, exactly."
+    lane = _col(size)
+    nisa.iota(lane, [[1, 1]], offset=0, channel_multiplier=1)
+    build_axis_source(src, lane, start, axis_map, in_size, size)
+
+# %% ../nbs/03_tile_graph.ipynb #03-034
+def _mapped_columns_two_rows(src_w, lane, col, dr, size: int, col0: int, in_w: int, w_map):
+    "src_w for a tile whose lanes lie in at most two rows (out_w > 128): each row's map, picked."
+    first, col_next, second = _col(size), _col(size), _col(size)
+    build_axis_source(first, lane, col0, w_map, in_w, size)  # row0: columns col0 + lane
+    nisa.tensor_tensor(dst=col_next, data1=col, data2=dr, op=nl.multiply)  # 0 where dr = 0
+    build_axis_source(second, col_next, 0, w_map, in_w, size)  # the next row: columns col
+    diff, pick = _col(size), _col(size)
+    nisa.tensor_tensor(dst=diff, data1=second, data2=first, op=nl.subtract)
+    nisa.tensor_tensor(dst=pick, data1=diff, data2=dr, op=nl.multiply)
+    nisa.tensor_tensor(dst=src_w, data1=first, data2=pick, op=nl.add)
+
+
+def build_index_graph_mapped(load_indices, tile_start: int, size: int, in_hw, out_hw, maps):
+    """Fill `load_indices` (size, 1) int32 with each lane's exact source pixel under the axis maps
+    `maps` ((a, b, c) of rows, of columns)."""
+    (in_h, in_w), (out_h, out_w) = in_hw, out_hw
+    h_map, w_map = maps
+    lane, dr, col, row0, col0 = tile_coordinates(tile_start, size, out_w)
+    src_h, src_w = _col(size), _col(size)
+    build_axis_source(src_h, dr, row0, h_map, in_h, size)  # dr < 128
+    if out_w <= TILE:  # col < 128
+        build_axis_source(src_w, col, 0, w_map, in_w, size)
+    else:
+        _mapped_columns_two_rows(src_w, lane, col, dr, size, col0, in_w, w_map)
+    flat_pixel(load_indices, src_h, src_w, in_w, size)

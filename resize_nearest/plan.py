@@ -5,11 +5,16 @@ plain integers that the kernels, the host API and the cost model share."""
 
 # %% auto #0
 __all__ = ['TILE', 'TILE_FREE_BYTES', 'ROW_TILE_BYTES', 'GATHER_RESIDUES', 'F32_EXACT', 'MAX_AXIS',
-           'channel_chunk', 'channel_chunks', 'tile_sizes', 'exact_range_problems',
-           'in_exact_range', 'width_ratio', 'residue_plan', 'period_bytes',
+           'MAPPED_QUOTIENT_MAX', 'MAPPED_DIVISOR_MAX', 'channel_chunk', 'channel_chunks',
+           'tile_sizes', 'exact_range_problems', 'in_exact_range', 'width_ratio',
+           'residue_plan', 'asymmetric_map', 'axis_maps', 'is_asymmetric', 'source_of',
+           'map_period', 'clamp_free_range', 'axis_segments', 'axis_segment',
+           'period_plan', 'map_width_ratio', 'axis_map_problems', 'mapped_range_problems',
+           'in_mapped_range', 'kernel_maps', 'smaller_map', 'period_bytes',
            'rowgather_uses_gather', 'rowgather_periods', 'rowgather_fits']
 
 # %% ../nbs/02g_plan.ipynb #02g-004
+import numpy as np
 from .index_map import MAX_INDEX
 
 TILE = 128  # output pixels per tile: one per partition (nl.tile_size.pmax)
@@ -72,6 +77,199 @@ def residue_plan(in_size: int, out_size: int):
         a, b = b, a % b
     return a, in_size // a, out_size // a
 
+# %% ../nbs/02g_plan.ipynb #02g-016
+def asymmetric_map(in_size: int, out_size: int) -> tuple:
+    "(a, b, c) of the compiler's map, floor(d * in / out): the asymmetric mode with floor rounding."
+    return (in_size, 0, out_size)
+
+
+def axis_maps(in_hw, out_hw, maps=()) -> tuple:
+    "((a, b, c) of the rows, (a, b, c) of the columns): `maps`, or the asymmetric maps if empty."
+    if len(maps) == 0:
+        return asymmetric_map(in_hw[0], out_hw[0]), asymmetric_map(in_hw[1], out_hw[1])
+    return maps[0], maps[1]
+
+
+def is_asymmetric(axis_map, in_size: int, out_size: int) -> bool:
+    "Whether an axis map is (in, 0, out) up to a common factor: chapter 03's proven graphs apply."
+    a, b, c = axis_map
+    return b == 0 and a * out_size == c * in_size
+
+
+def source_of(axis_map, in_size: int, d: int) -> int:
+    "clamp(floor((a*d + b) / c), 0, in - 1) in Python integers: one source index at trace time."
+    a, b, c = axis_map
+    return min(max((a * d + b) // c, 0), in_size - 1)
+
+
+def map_period(axis_map) -> tuple:
+    "(P, S): output index d + P reads source index S further on, wherever no clamp applies."
+    a, b, c = axis_map
+    g = residue_plan(a, c)[0] if a > 0 else c
+    return c // g, a // g
+
+# %% ../nbs/02g_plan.ipynb #02g-017
+def clamp_free_range(axis_map, in_size: int, out_size: int) -> tuple:
+    """(d_lo, d_hi): output indices d_lo <= d < d_hi need no clamp; the map is monotone, so the
+    clamped ones lie below d_lo (source 0) and from d_hi on (source in - 1)."""
+    a, b, c = axis_map
+    if a == 0:  # a constant map: every index is its own segment
+        return out_size, out_size
+    d_lo = min(max(0, (a - 1 - b) // a), out_size)  # ceil(-b / a): the first a*d + b >= 0
+    d_hi = (in_size * c - b + a - 1) // a  # the first d with a*d + b >= in*c
+    return d_lo, min(max(d_hi, d_lo), out_size)
+
+
+def axis_segments(axis_map, in_size: int, out_size: int) -> int:
+    "How many affine segments `axis_segment` cuts an axis into: the clamped indices, P residues."
+    d_lo, d_hi = clamp_free_range(axis_map, in_size, out_size)
+    return d_lo + min(map_period(axis_map)[0], d_hi - d_lo) + out_size - d_hi
+
+
+def axis_segment(axis_map, in_size: int, out_size: int, k: int) -> tuple:
+    """Segment k as (dst_start, dst_step, count, src_start, src_step): output indices dst_start +
+    dst_step*j read source src_start + src_step*j. A clamped index is a segment of its own."""
+    d_lo, d_hi = clamp_free_range(axis_map, in_size, out_size)
+    period, step = map_period(axis_map)
+    residues = min(period, d_hi - d_lo)
+    if k < d_lo or k >= d_lo + residues:
+        d = k if k < d_lo else d_hi + k - d_lo - residues
+        return (d, 1, 1, source_of(axis_map, in_size, d), 1)
+    d = k  # residue k - d_lo of the clamp-free range
+    count = (d_hi - d + period - 1) // period
+    return (d, period, count, source_of(axis_map, in_size, d), step)
+
+# %% ../nbs/02g_plan.ipynb #02g-018
+def period_plan(in_size: int, out_size: int, axis_map=()) -> tuple:
+    """(g, S, P) when an axis is g whole periods, P output indices reading S source indices each,
+    every period inside its own S (no clamp); (0, 0, 0) otherwise. Empty map: residue_plan."""
+    if len(axis_map) == 0:
+        return residue_plan(in_size, out_size)
+    period, step = map_period(axis_map)
+    a, b, c = axis_map
+    periods = out_size // period
+    tiles = out_size % period == 0 and periods * step == in_size
+    if tiles and b >= 0 and (a * (period - 1) + b) // c < step:
+        return periods, step, period
+    return 0, 0, 0
+
+
+def map_width_ratio(in_w: int, out_w: int, axis_map=()) -> tuple:
+    """(how, k, s0) for the strided kernel: ('down', k, s0) if column d reads k*d + s0, ('up', k,
+    s0) if k output columns in a row read each source column from s0 on, else ('none', 0, 0)."""
+    if len(axis_map) == 0:
+        how, k = width_ratio(in_w, out_w)
+        return how, k, 0
+    period, step = map_period(axis_map)
+    first = source_of(axis_map, in_w, 0)
+    unclamped = clamp_free_range(axis_map, in_w, out_w) == (0, out_w)
+    if unclamped and period == 1:
+        return 'down', step, first
+    same_start = source_of(axis_map, in_w, period - 1) == first
+    fits = out_w % period == 0 and out_w // period + first <= in_w
+    if unclamped and step == 1 and period > 1 and same_start and fits:
+        return 'up', period, first
+    return 'none', 0, 0
+
+# %% ../nbs/02g_plan.ipynb #02g-019-2
+MAPPED_QUOTIENT_MAX = 1 << 21  # a float32 estimate of a quotient below this is within 1 (ch. 03)
+MAPPED_DIVISOR_MAX = 1 << 23  # remainders, |r| < 2c, and the source offsets stay float32-exact
+
+
+def axis_map_problems(name: str, axis_map, in_size: int, out_size: int) -> list:
+    "Conditions of the mapped graphs' proof (chapter 03) that one axis map breaks; empty if none."
+    a, b, c = axis_map
+    if a < 0 or c <= 0:
+        return [f'{name} map {tuple(axis_map)} needs a >= 0 and c > 0']
+    lane_most = a * (min(TILE, out_size) - 1) + c - 1  # the largest n = a*k + r0 of a tile
+    far = max(abs(b // c), abs((a * (out_size - 1) + b) // c))
+    checks = (
+        (lane_most <= MAX_INDEX, f'a*(lanes - 1) + c - 1 = {lane_most} > 2^31 - 1'),
+        (c < MAPPED_DIVISOR_MAX, f'c = {c} >= 2^23'),
+        (lane_most // c < MAPPED_QUOTIENT_MAX, f'quotients up to {lane_most // c} >= 2^21'),
+        (far < MAPPED_DIVISOR_MAX, f'source offsets up to {far} >= 2^23'),
+    )
+    return [f'{name} map {tuple(axis_map)}: {why}' for ok, why in checks if not ok]
+
+
+def mapped_range_problems(in_hw, out_hw, maps) -> list:
+    "Both axes' `axis_map_problems`; empty when the mapped graphs are exact for these maps."
+    h_map, w_map = axis_maps(in_hw, out_hw, maps)
+    rows = axis_map_problems('row', h_map, in_hw[0], out_hw[0])
+    return rows + axis_map_problems('column', w_map, in_hw[1], out_hw[1])
+
+
+def _axis_fine(axis_map, out_size: int) -> bool:
+    a, b, c = axis_map
+    if a < 0 or c <= 0:
+        return False
+    lane_most = a * (min(TILE, out_size) - 1) + c - 1
+    far = max(abs(b // c), abs((a * (out_size - 1) + b) // c))
+    fits = lane_most <= MAX_INDEX and c < MAPPED_DIVISOR_MAX and far < MAPPED_DIVISOR_MAX
+    return fits and lane_most // c < MAPPED_QUOTIENT_MAX
+
+
+def in_mapped_range(in_hw, out_hw, maps) -> bool:
+    "`mapped_range_problems` as one boolean in NKI's Python subset, for kernels to `assert`."
+    h_map, w_map = axis_maps(in_hw, out_hw, maps)
+    return _axis_fine(h_map, out_hw[0]) and _axis_fine(w_map, out_hw[1])
+
+
+def kernel_maps(in_hw, out_hw, maps) -> tuple:
+    "What a kernel works from: () when both axes are the compiler's map, else both axis maps."
+    h_map, w_map = axis_maps(in_hw, out_hw, maps)
+    if is_asymmetric(h_map, in_hw[0], out_hw[0]) and is_asymmetric(w_map, in_hw[1], out_hw[1]):
+        return ()
+    return h_map, w_map
+
+# %% ../nbs/02g_plan.ipynb #02g-019-5
+def _convergent_denominators(a: int, c: int) -> list:
+    "Denominators of the continued-fraction convergents of a / c, smallest first."
+    found, (q_prev, q), (n, d) = [], (0, 1), (a, c)
+    while d:
+        whole, rest = divmod(n, d)
+        q_prev, q = q, whole * q + q_prev
+        found.append(q)
+        n, d = d, rest
+    return found
+
+
+def _index_bounds(axis_map, in_size: int, out_size: int):
+    "(d, lowest, highest) an equivalent map's unclamped index may take at each output index d."
+    a, b, c = axis_map
+    small = max(a * out_size + abs(b), c * (in_size + 1)) < 1 << 62
+    d = np.arange(out_size, dtype=np.int64 if small else object)  # object: Python integers
+    v = (a * d + b) // c
+    low = np.where(v <= 0, None, np.minimum(v, in_size - 1))  # None: unbounded (clamped to 0)
+    high = np.where(v >= in_size - 1, None, np.maximum(v, 0))
+    return d, low, high
+
+
+def smaller_map(axis_map, in_size: int, out_size: int) -> tuple:
+    """An axis map with the same clamped source indices on 0 <= d < out_size and the smallest
+    divisor found among the convergents of a / c (multiples up to 4); `axis_map` if none is."""
+    a, b, c = axis_map
+    d, low, high = _index_bounds(axis_map, in_size, out_size)
+    for base in _convergent_denominators(a, c)[1:]:  # the first is 0 or 1 over a / c's floor
+        for new_c in (base, 2 * base, 3 * base, 4 * base):
+            if new_c >= c:
+                return axis_map
+            for new_a in {a * new_c // c, -(-a * new_c // c)}:
+                found = _fitting_offset(new_a, new_c, d, low, high)
+                if found is not None:
+                    return (new_a, found, new_c)
+    return axis_map
+
+
+def _fitting_offset(new_a: int, new_c: int, d, low, high):
+    "An offset b with low <= floor((new_a*d + b) / new_c) <= high at every d, or None."
+    has_low, has_high = low != None, high != None  # noqa: E711 (elementwise, object arrays)
+    b_min = max((low[has_low] * new_c - new_a * d[has_low]).tolist(), default=None)
+    b_max = min(((high[has_high] + 1) * new_c - 1 - new_a * d[has_high]).tolist(), default=None)
+    if b_min is None or b_max is None:
+        return b_min if b_max is None else b_max
+    return b_min if b_min <= b_max else None
+
 # %% ../nbs/02g_plan.ipynb #02g-013
 def period_bytes(p_w: int, q_w: int, channels: int, itemsize: int, gather: bool) -> int:
     "SBUF bytes per partition of one column period: source and output columns, gather indices."
@@ -79,20 +277,22 @@ def period_bytes(p_w: int, q_w: int, channels: int, itemsize: int, gather: bool)
     return segments + (2 * q_w * channels * 4 if gather else 0)
 
 
-def rowgather_uses_gather(in_w: int, out_w: int, channels: int, itemsize: int) -> bool:
+def rowgather_uses_gather(in_w: int, out_w: int, channels: int, itemsize: int, w_map=()) -> bool:
     "Whether one in-partition gather applies the column map (many residues, room for the indices)."
-    g_w, p_w, q_w = residue_plan(in_w, out_w)
+    g_w, p_w, q_w = period_plan(in_w, out_w, w_map)
     return (
         q_w >= GATHER_RESIDUES
         and period_bytes(p_w, q_w, channels, itemsize, True) <= ROW_TILE_BYTES
     )
 
 
-def rowgather_periods(in_w: int, out_w: int, channels: int, itemsize: int) -> int:
+def rowgather_periods(in_w: int, out_w: int, channels: int, itemsize: int, w_map=()) -> int:
     """Column periods per chunk: as many as fit, spread evenly over the chunks; 0 if one does not
-    fit."""
-    g_w, p_w, q_w = residue_plan(in_w, out_w)
-    gather = rowgather_uses_gather(in_w, out_w, channels, itemsize)
+    fit or the column map `w_map` is not whole periods (`period_plan`)."""
+    g_w, p_w, q_w = period_plan(in_w, out_w, w_map)
+    if g_w == 0:
+        return 0
+    gather = rowgather_uses_gather(in_w, out_w, channels, itemsize, w_map)
     most = ROW_TILE_BYTES // period_bytes(p_w, q_w, channels, itemsize, gather)
     if most == 0:
         return 0
@@ -100,7 +300,7 @@ def rowgather_periods(in_w: int, out_w: int, channels: int, itemsize: int) -> in
     return (g_w + chunks - 1) // chunks
 
 
-def rowgather_fits(in_w: int, out_w: int, channels: int, itemsize: int) -> bool:
+def rowgather_fits(in_w: int, out_w: int, channels: int, itemsize: int, w_map=()) -> bool:
     """Whether one column period of a source row and of an output row fit one SBUF partition
     together."""
-    return rowgather_periods(in_w, out_w, channels, itemsize) > 0
+    return rowgather_periods(in_w, out_w, channels, itemsize, w_map) > 0

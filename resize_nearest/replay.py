@@ -94,21 +94,22 @@ class Recording:
         return np.take(x.reshape(-1), self.elements).reshape(self.out_shape)
 
 
-def _run_isolated(kernel, x, out_shape, stats):
+def _run_isolated(kernel, x, out_shape, stats, kernel_args=()):
     "One fresh interpreter run whose counters go to `stats` only."
     _memory.STATS.open_block(stats)
     try:
-        return _backend.run_kernel(kernel, x, out_shape, backend='cpu')
+        return _backend.run_kernel(kernel, x, out_shape, *kernel_args, backend='cpu')
     finally:
         _memory.STATS.close_block(stats, merge=False)
 
 
-def record(kernel, x_shape, dtype, out_shape) -> Recording:
-    "Run `kernel` on the probe inputs with every check of a fresh run; keep its map and counters."
+def record(kernel, x_shape, dtype, out_shape, kernel_args=()) -> Recording:
+    """Run `kernel` on the probe inputs with every check of a fresh run; keep its map and counters.
+    `kernel_args`: the kernel's trace-time arguments after the output shape."""
     dtype = np.dtype(dtype)
     first = _memory.Stats()
     outputs = [
-        _run_isolated(kernel, probe, out_shape, first if k == 0 else _memory.Stats())
+        _run_isolated(kernel, probe, out_shape, first if k == 0 else _memory.Stats(), kernel_args)
         for k, probe in enumerate(probe_inputs(x_shape, dtype))
     ]
     elements = decode(outputs, dtype.itemsize)
@@ -156,17 +157,18 @@ def _store(key, recording):
             _CACHE.popitem(last=False)
 
 
-def run_resize(kernel, x: np.ndarray, out_shape) -> np.ndarray:
-    "The kernel's output on the interpreter: replayed from this shape's recording, or a fresh run."
+def run_resize(kernel, x: np.ndarray, out_shape, *kernel_args) -> np.ndarray:
+    """The kernel's output on the interpreter: replayed from this shape's recording, or a fresh run.
+    `kernel_args`: trace-time arguments after the output shape (hashable: they key the cache)."""
     out_pixels = int(np.prod(out_shape[:-1]))
     replay = not _FRESH.get() and _memory.STATS.trace is None
     if not replay or out_pixels * np.dtype(np.intp).itemsize > CACHE_BYTES:
-        return _backend.run_kernel(kernel, x, out_shape, backend='cpu')
+        return _backend.run_kernel(kernel, x, out_shape, *kernel_args, backend='cpu')
     settings = (_memory.current_chip(), _isa.current_rounding())
-    key = (kernel, x.shape, x.dtype, tuple(out_shape), settings)
+    key = (kernel, x.shape, x.dtype, tuple(out_shape), kernel_args, settings)
     recording = _cached(key)
     if recording is None:
-        recording = record(kernel, x.shape, x.dtype, out_shape)
+        recording = record(kernel, x.shape, x.dtype, out_shape, kernel_args)
         _store(key, recording)
     _memory.STATS.merge(recording.stats)
     return recording.apply(x)

@@ -11,16 +11,18 @@ __all__ = ['resize_nearest_residue_kernel']
 # %% ../nbs/05b_residue_kernel.ipynb #05b-004
 from .backend import nki, nl, nisa
 from .gather_kernels import kernel_shapes
-from .plan import residue_plan
+from .plan import residue_plan, axis_maps, axis_segments, axis_segment
 
 # %% ../nbs/05b_residue_kernel.ipynb #05b-006
-def resize_nearest_residue_kernel(data_tensor, out_shape):
+def resize_nearest_residue_kernel(data_tensor, out_shape, maps=()):
     """
     Exact nearest resize as q_h * q_w affine HBM-to-HBM copies, one per (row, column) residue.
 
     With g = gcd(in, out), p = in / g and q = out / g on each axis, output index q*j + r copies
     source index p*j + (r*p)//q: for a fixed residue r the map is affine in j, so one DMA with
     constant strides moves every pixel of that residue, in every image. No SBUF, no index.
+    Under another nearest convention (`maps`) each axis is cut into chapter 02g's segments: its
+    residues between the clamped ends, and every clamped index on its own.
 
     Dimensions:
         B: images; H, W: input height and width; C: channels
@@ -29,36 +31,36 @@ def resize_nearest_residue_kernel(data_tensor, out_shape):
     Args:
         data_tensor (nl.ndarray): input HBM tensor [B, H, W, C], any supported dtype.
         out_shape (tuple): (B, OH, OW, C).
+        maps (tuple): ((a, b, c) of rows, (a, b, c) of columns); () for the compiler's map.
 
     Returns:
         nl.ndarray: output HBM tensor [B, OH, OW, C] of the input's dtype.
 
     Pseudocode:
-        for r_h in range(q_h), r_w in range(q_w):
-            s_h, s_w = r_h * p_h // q_h, r_w * p_w // q_w
-            out[:, r_h::q_h, r_w::q_w, :] = x[:, s_h::p_h, s_w::p_w, :]   # one strided DMA
+        for each segment (d_h, q_h, n_h, s_h, p_h) of the rows, (d_w, q_w, n_w, s_w, p_w) of the
+        columns (the compiler's map: the residues, d = r, n = g, s = r * p // q):
+            out[:, d_h::q_h][:n_h, d_w::q_w][:, :n_w] = x[:, s_h::p_h][:n_h, s_w::p_w][:, :n_w]
     """
     in_b, in_h, in_w, in_c, out_h, out_w = kernel_shapes(data_tensor, out_shape)
     out_tensor = nl.ndarray(tuple(out_shape), dtype=data_tensor.dtype, buffer=nl.shared_hbm)
-    g_h, p_h, q_h = residue_plan(in_h, out_h)
-    g_w, p_w, q_w = residue_plan(in_w, out_w)
+    h_map, w_map = axis_maps((in_h, in_w), (out_h, out_w), maps)
     in_image, out_image = in_h * in_w * in_c, out_h * out_w * in_c
-    for r_h in nl.static_range(q_h):
-        s_h = r_h * p_h // q_h  # trace-time integers: exact
-        for r_w in nl.static_range(q_w):
-            s_w = r_w * p_w // q_w
+    for k_h in nl.static_range(axis_segments(h_map, in_h, out_h)):
+        d_h, q_h, n_h, s_h, p_h = axis_segment(h_map, in_h, out_h, k_h)  # trace-time integers
+        for k_w in nl.static_range(axis_segments(w_map, in_w, out_w)):
+            d_w, q_w, n_w, s_w, p_w = axis_segment(w_map, in_w, out_w, k_w)
             src = data_tensor.ap(
-                pattern=[[in_image, in_b], [p_h * in_w * in_c, g_h], [p_w * in_c, g_w], [1, in_c]],
+                pattern=[[in_image, in_b], [p_h * in_w * in_c, n_h], [p_w * in_c, n_w], [1, in_c]],
                 offset=(s_h * in_w + s_w) * in_c,
             )
             dst = out_tensor.ap(
                 pattern=[
                     [out_image, in_b],
-                    [q_h * out_w * in_c, g_h],
-                    [q_w * in_c, g_w],
+                    [q_h * out_w * in_c, n_h],
+                    [q_w * in_c, n_w],
                     [1, in_c],
                 ],
-                offset=(r_h * out_w + r_w) * in_c,
+                offset=(d_h * out_w + d_w) * in_c,
             )
             nisa.dma_copy(dst=dst, src=src)
     return out_tensor

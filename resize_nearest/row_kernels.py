@@ -11,9 +11,10 @@ __all__ = ['build_column_indices', 'load_row', 'store_row', 'copy_rows',
 
 # %% ../nbs/05_row_kernels.ipynb #05-004
 from .backend import nki, nl, nisa
-from .graph import floor_div
+from .graph import floor_div, build_mapped_indices
 from .gather_kernels import kernel_shapes, flat_views, dtype_bytes
-from .plan import TILE, channel_chunk, width_ratio, in_exact_range
+from .plan import TILE, channel_chunk, in_exact_range, in_mapped_range
+from .plan import axis_maps, kernel_maps, map_width_ratio, source_of
 
 
 def build_column_indices(cols, start: int, size: int, in_w: int, out_w: int):
@@ -33,7 +34,7 @@ def build_column_indices(cols, start: int, size: int, in_w: int, out_w: int):
 # %% ../nbs/05_row_kernels.ipynb #05-006-0
 def load_row(tile, data_flat, row_start: int, columns, block):
     "Copy into `tile` the source pixels of one block of columns of the row at pixel `row_start`."
-    how, ratio, cols = columns
+    how, ratio, cols, first = columns  # first: the source column of output column 0
     col_start, col_count, ch_start, ch_count = block
     in_c = data_flat.shape[1]
     if how == 'gather':  # the column vector picks the pixels
@@ -43,21 +44,21 @@ def load_row(tile, data_flat, row_start: int, columns, block):
             vector_offset=cols,
             indirect_dim=0,
         )
-    elif how == 'down':  # output column c reads source column ratio*c
-        offset = (row_start + col_start * ratio) * in_c + ch_start
+    elif how == 'down':  # output column c reads source column first + ratio*c
+        offset = (row_start + first + col_start * ratio) * in_c + ch_start
         src = data_flat.ap(pattern=[[ratio * in_c, col_count], [1, ch_count]], offset=offset)
     else:  # 'up': source columns col_start.. on the partitions
-        offset = (row_start + col_start) * in_c + ch_start
+        offset = (row_start + first + col_start) * in_c + ch_start
         src = data_flat.ap(pattern=[[in_c, col_count], [1, ch_count]], offset=offset)
     nisa.dma_copy(dst=tile, src=src)
 
 
 def store_row(tile, out_flat, row_start: int, columns, block):
     "Store `tile` as one block of columns of the output row at pixel `row_start` ('up': k stores)."
-    how, ratio, _ = columns
+    how, ratio, _, _ = columns
     col_start, col_count, ch_start, ch_count = block
     in_c = out_flat.shape[1]
-    if how == 'up':  # partition p holds source column c + p: output columns ratio*(c+p) + j
+    if how == 'up':  # partition p holds source column first + c + p: outputs ratio*(c+p) + j
         for j in nl.static_range(ratio):
             offset = (row_start + col_start * ratio + j) * in_c + ch_start
             dst = out_flat.ap(pattern=[[ratio * in_c, col_count], [1, ch_count]], offset=offset)
@@ -68,23 +69,25 @@ def store_row(tile, out_flat, row_start: int, columns, block):
         nisa.dma_copy(dst=dst, src=tile)
 
 # %% ../nbs/05_row_kernels.ipynb #05-006-2
-def copy_rows(data_flat, out_flat, image: int, in_hw, out_hw, columns, block):
-    "Every output row of one image for one block; each source row is loaded once."
+def copy_rows(data_flat, out_flat, image: int, in_hw, out_hw, columns, block, h_map):
+    """Every output row of one image for one block; each source row (the row map `h_map` at trace
+    time) is loaded once."""
     (in_h, in_w), (out_h, out_w) = in_hw, out_hw
     _, col_count, _, ch_count = block
     tile = nl.ndarray((col_count, ch_count), dtype=data_flat.dtype, buffer=nl.sbuf)
     loaded = -1
     for oh in nl.static_range(out_h):
-        src_row = oh * in_h // out_h  # trace-time integer: exact
+        src_row = source_of(h_map, in_h, oh)  # trace-time integer: exact
         if src_row != loaded:
             load_row(tile, data_flat, (image * in_h + src_row) * in_w, columns, block)
             loaded = src_row
         store_row(tile, out_flat, (image * out_h + oh) * out_w, columns, block)
 
 # %% ../nbs/05_row_kernels.ipynb #05-006-4
-def resize_nearest_hoisted_kernel(data_tensor, out_shape):
+def resize_nearest_hoisted_kernel(data_tensor, out_shape, maps=()):
     """
-    Exact nearest resize (asymmetric, floor) with the column index built once per column tile.
+    Exact nearest resize with the column index built once per column tile: the compiler's map
+    (asymmetric, floor), or under `maps` any ONNX nearest convention.
 
     The source row of each output row is a trace-time integer, so only the column needs an index
     on chip: ten vector instructions per tile of 128 output columns, shared by every row, image
@@ -98,6 +101,7 @@ def resize_nearest_hoisted_kernel(data_tensor, out_shape):
     Args:
         data_tensor (nl.ndarray): input HBM tensor [B, H, W, C], any supported dtype.
         out_shape (tuple): (B, OH, OW, C).
+        maps (tuple): ((a, b, c) of rows, (a, b, c) of columns); () for the compiler's map.
 
     Returns:
         nl.ndarray: output HBM tensor [B, OH, OW, C] of the input's dtype.
@@ -107,36 +111,47 @@ def resize_nearest_hoisted_kernel(data_tensor, out_shape):
             cols = (arange(c, c + n) * W) // OW              # on chip, exact
             for b, channel chunk:
                 for oh in range(OH):
-                    if oh * H // OH changed: tile = gather(row oh * H // OH, cols)
+                    if src_h(oh) changed: tile = gather(row src_h(oh), cols)
                     store(out[b, oh, c:c + n], tile)
     """
     in_b, in_h, in_w, in_c, out_h, out_w = kernel_shapes(data_tensor, out_shape)
     assert in_exact_range((in_h, in_w), (out_h, out_w)), (
         'sizes outside the proven range (exact_range_problems)'
     )
+    maps = kernel_maps((in_h, in_w), (out_h, out_w), maps)
+    assert len(maps) == 0 or in_mapped_range((in_h, in_w), (out_h, out_w), maps), (
+        'axis maps outside the proven range (mapped_range_problems)'
+    )
+    h_map, w_map = axis_maps((in_h, in_w), (out_h, out_w), maps)
     out_tensor, data_flat, out_flat = flat_views(data_tensor, out_shape)
     chunk = channel_chunk(in_c, dtype_bytes(data_tensor.dtype))
     for t in nl.static_range((out_w + TILE - 1) // TILE):
         col_start = t * TILE
         col_count = min(TILE, out_w - col_start)
         cols = nl.ndarray((col_count, 1), dtype=nl.int32, buffer=nl.sbuf)
-        build_column_indices(cols, col_start, col_count, in_w, out_w)
+        if len(maps) == 0:
+            build_column_indices(cols, col_start, col_count, in_w, out_w)
+        else:
+            build_mapped_indices(cols, col_start, col_count, w_map, in_w)
         for b in nl.static_range(in_b):
             for ch in nl.static_range(0, in_c, chunk):
                 block = (col_start, col_count, ch, min(chunk, in_c - ch))
-                columns = ('gather', 1, cols)
-                copy_rows(data_flat, out_flat, b, (in_h, in_w), (out_h, out_w), columns, block)
+                columns = ('gather', 1, cols, 0)
+                copy_rows(
+                    data_flat, out_flat, b, (in_h, in_w), (out_h, out_w), columns, block, h_map
+                )
     return out_tensor
 
 # %% ../nbs/05_row_kernels.ipynb #05-008
-def resize_nearest_strided_kernel(data_tensor, out_shape):
+def resize_nearest_strided_kernel(data_tensor, out_shape, maps=()):
     """
     Exact nearest resize for integer width ratios, with plain strided DMAs only.
 
-    Down by k (W = k * OW): output column c reads source column k * c, a constant partition
-    stride. Up by k (OW = k * W): a run of source columns goes on the partitions and is stored
-    k times, copy j to output columns k * c + j. Rows are trace-time integers as in the hoisted
-    kernel. No index vector and no vector instruction.
+    Down by k (W = k * OW): output column c reads source column k * c (plus a fixed s0 under
+    another nearest convention), a constant partition stride. Up by k (OW = k * W): a run of
+    source columns goes on the partitions and is stored k times, copy j to output columns
+    k * c + j. Rows are trace-time integers as in the hoisted kernel. No index vector and no
+    vector instruction.
 
     Dimensions:
         B: images; H, W: input height and width; C: channels
@@ -145,29 +160,34 @@ def resize_nearest_strided_kernel(data_tensor, out_shape):
     Args:
         data_tensor (nl.ndarray): input HBM tensor [B, H, W, C], any supported dtype.
         out_shape (tuple): (B, OH, OW, C).
+        maps (tuple): ((a, b, c) of rows, (a, b, c) of columns); () for the compiler's map.
 
     Returns:
         nl.ndarray: output HBM tensor [B, OH, OW, C] of the input's dtype.
 
     Pseudocode:
-        how, k = width_ratio(W, OW)                          # 'down' or 'up'
+        how, k, s0 = map_width_ratio(W, OW, column map)     # 'down' or 'up'
         for each tile of 128 columns (output columns if down, source columns if up):
             for b, channel chunk, oh in range(OH):
-                if oh * H // OH changed: tile = strided load of that source row
+                if src_h(oh) changed: tile = strided load of that source row (from s0)
                 store tile (down: once; up: k times, output column stride k)
     """
     in_b, in_h, in_w, in_c, out_h, out_w = kernel_shapes(data_tensor, out_shape)
-    how, k = width_ratio(in_w, out_w)
+    maps = kernel_maps((in_h, in_w), (out_h, out_w), maps)
+    h_map, w_map = axis_maps((in_h, in_w), (out_h, out_w), maps)
+    how, k, first = map_width_ratio(in_w, out_w, maps[1] if len(maps) else ())
     assert how != 'none', f'the strided kernel needs an integer width ratio, got {in_w} -> {out_w}'
     out_tensor, data_flat, out_flat = flat_views(data_tensor, out_shape)
     chunk = channel_chunk(in_c, dtype_bytes(data_tensor.dtype))
-    cols_per_row = out_w if how == 'down' else in_w  # what sits on the partitions
+    cols_per_row = out_w if how == 'down' else out_w // k  # what sits on the partitions
     for t in nl.static_range((cols_per_row + TILE - 1) // TILE):
         col_start = t * TILE
         col_count = min(TILE, cols_per_row - col_start)
         for b in nl.static_range(in_b):
             for ch in nl.static_range(0, in_c, chunk):
                 block = (col_start, col_count, ch, min(chunk, in_c - ch))
-                columns = (how, k, None)
-                copy_rows(data_flat, out_flat, b, (in_h, in_w), (out_h, out_w), columns, block)
+                columns = (how, k, None, first)
+                copy_rows(
+                    data_flat, out_flat, b, (in_h, in_w), (out_h, out_w), columns, block, h_map
+                )
     return out_tensor

@@ -12,23 +12,29 @@ __all__ = ['chunk_gather_indices', 'copy_residues', 'map_chunk', 'resize_nearest
 from .backend import nki, nl, nisa
 from .gather_kernels import kernel_shapes, dtype_bytes
 from .row_kernels import build_column_indices
+from .graph import build_mapped_indices
 from resize_nearest.plan import (
     TILE,
     ROW_TILE_BYTES,
     residue_plan,
+    period_plan,
+    axis_maps,
+    kernel_maps,
+    in_mapped_range,
     rowgather_periods,
     rowgather_uses_gather,
     rowgather_fits,
 )
 
 # %% ../nbs/05c_rowgather_kernel.ipynb #05c-006
-def chunk_gather_indices(parts: int, n: int, p_w: int, q_w: int, channels: int):
+def chunk_gather_indices(parts: int, n: int, p_w: int, q_w: int, channels: int, w_map):
     """(parts, n*q_w*channels) uint32: where each element of n output periods sits in its source
-    segment."""
+    segment; output column r_w of a period reads column (a*r_w + b) // c of it (`w_map`)."""
+    a, b, c = w_map
     idx = nl.ndarray((parts, n * q_w * channels), dtype=nl.uint32, buffer=nl.sbuf)
     idx3 = idx.reshape((parts, n * q_w, channels))
     for r_w in nl.static_range(q_w):  # columns q_w*j + r_w read source column p_w*j + s_w
-        s_w = r_w * p_w // q_w
+        s_w = (a * r_w + b) // c
         nisa.iota(
             idx3[:, r_w : n * q_w : q_w, :],
             [[p_w * channels, n], [1, channels]],
@@ -38,13 +44,14 @@ def chunk_gather_indices(parts: int, n: int, p_w: int, q_w: int, channels: int):
     return idx
 
 
-def copy_residues(dst, src, size: int, n: int, p_w: int, q_w: int, channels: int):
+def copy_residues(dst, src, size: int, n: int, p_w: int, q_w: int, channels: int, w_map):
     """Output segment `dst` from source segment `src` (n periods): one engine copy per column
-    residue."""
+    residue (the column map `w_map`)."""
+    a, b, c = w_map
     src3 = src.reshape((size, n * p_w, channels))
     dst3 = dst.reshape((size, n * q_w, channels))
     for r_w in nl.static_range(q_w):
-        s_w = r_w * p_w // q_w
+        s_w = (a * r_w + b) // c
         nisa.tensor_copy(
             dst=dst3[:, r_w : n * q_w : q_w, :], src=src3[:, s_w : s_w + p_w * (n - 1) + 1 : p_w, :]
         )
@@ -53,9 +60,9 @@ def copy_residues(dst, src, size: int, n: int, p_w: int, q_w: int, channels: int
 def map_chunk(rows_in, rows_out, src_rows, idx, plan, chunk):
     """One column chunk of up to 128 output rows: gather the source segments, map the columns on
     chip (by `idx` with nc_n_gather if `gather`, else one copy per residue), store.
-    `plan`: (in_w, out_w, in_c, p_w, q_w, gather); `chunk`: (src_offset, dst_offset, rows,
-    periods)."""
-    in_w, out_w, in_c, p_w, q_w, gather = plan
+    `plan`: (in_w, out_w, in_c, p_w, q_w, gather, w_map); `chunk`: (src_offset, dst_offset,
+    rows, periods)."""
+    in_w, out_w, in_c, p_w, q_w, gather, w_map = plan
     src_offset, dst_offset, size, n = chunk
     src = nl.ndarray((size, n * p_w * in_c), dtype=rows_in.dtype, buffer=nl.sbuf)
     segments = rows_in.ap(
@@ -69,24 +76,32 @@ def map_chunk(rows_in, rows_out, src_rows, idx, plan, chunk):
     if gather:
         nisa.nc_n_gather(dst=dst, data=src, indices=idx[0:size, :])
     else:
-        copy_residues(dst, src, size, n, p_w, q_w, in_c)
+        copy_residues(dst, src, size, n, p_w, q_w, in_c, w_map)
     out_rows = rows_out.ap(pattern=[[out_w * in_c, size], [1, n * q_w * in_c]], offset=dst_offset)
     nisa.dma_copy(dst=out_rows, src=dst)
 
 
 def _gather_indices(gather: bool, parts: int, per: int, plan):
     """(indices of a full chunk, of the last chunk), built once per kernel; (None, None) without
-    gather. `plan`: (g_w, p_w, q_w, channels)."""
-    g_w, p_w, q_w, channels = plan
+    gather. `plan`: (g_w, p_w, q_w, channels, w_map)."""
+    g_w, p_w, q_w, channels, w_map = plan
     if not gather:
         return None, None
-    full_idx = chunk_gather_indices(parts, per, p_w, q_w, channels)
+    full_idx = chunk_gather_indices(parts, per, p_w, q_w, channels, w_map)
     if g_w % per == 0:
         return full_idx, full_idx
-    return full_idx, chunk_gather_indices(parts, g_w % per, p_w, q_w, channels)
+    return full_idx, chunk_gather_indices(parts, g_w % per, p_w, q_w, channels, w_map)
 
 # %% ../nbs/05c_rowgather_kernel.ipynb #05c-006-4
-def resize_nearest_rowgather_kernel(data_tensor, out_shape):
+def _source_rows(src_rows, row_start: int, size: int, in_h: int, out_h: int, maps):
+    "The source row of each of `size` output rows: chapter 05's column graph, or the mapped one."
+    if len(maps) == 0:
+        build_column_indices(src_rows, row_start, size, in_h, out_h)  # (oh * in_h) // out_h
+    else:
+        build_mapped_indices(src_rows, row_start, size, maps[0], in_h)
+
+
+def resize_nearest_rowgather_kernel(data_tensor, out_shape, maps=()):
     """
     Exact nearest resize that moves whole row segments per DMA descriptor.
 
@@ -103,33 +118,42 @@ def resize_nearest_rowgather_kernel(data_tensor, out_shape):
     Args:
         data_tensor (nl.ndarray): input HBM tensor [B, H, W, C], any supported dtype.
         out_shape (tuple): (B, OH, OW, C); one column period must fit an SBUF partition.
+        maps (tuple): ((a, b, c) of rows, (a, b, c) of columns); () for the compiler's map.
+            The column map must be whole periods (chapter 02g's `period_plan`).
 
     Returns:
         nl.ndarray: output HBM tensor [B, OH, OW, C] of the input's dtype.
 
     Pseudocode:
         for each tile of 128 output rows [r, r + n):
-            src_rows = (arange(r, r + n) * H) // OH              # on chip, exact
+            src_rows = src_h(arange(r, r + n))                   # on chip, exact
             for b, chunk of periods [j, j + m):
                 seg = gather(x[b, src_rows, j*p_w : (j+m)*p_w])  # one indirect DMA
                 store(out[b, r:r + n, j*q_w : (j+m)*q_w], column_map(seg))
     """
     in_b, in_h, in_w, in_c, out_h, out_w = kernel_shapes(data_tensor, out_shape)
-    periods = rowgather_periods(in_w, out_w, in_c, dtype_bytes(data_tensor.dtype))
+    maps = kernel_maps((in_h, in_w), (out_h, out_w), maps)
+    assert len(maps) == 0 or in_mapped_range((in_h, in_w), (out_h, out_w), maps), (
+        'axis maps outside the proven range (mapped_range_problems)'
+    )
+    column_map = () if len(maps) == 0 else maps[1]  # () for the plan: the compiler's map
+    w_map = axis_maps((in_h, in_w), (out_h, out_w), maps)[1]
+    itemsize = dtype_bytes(data_tensor.dtype)
+    periods = rowgather_periods(in_w, out_w, in_c, itemsize, column_map)
     assert periods > 0, 'one column period does not fit an SBUF partition (see rowgather_fits)'
     out_tensor = nl.ndarray(tuple(out_shape), dtype=data_tensor.dtype, buffer=nl.shared_hbm)
     rows_in = data_tensor.reshape((in_b * in_h, in_w * in_c))
     rows_out = out_tensor.reshape((in_b * out_h, out_w * in_c))
-    g_w, p_w, q_w = residue_plan(in_w, out_w)
-    gather = rowgather_uses_gather(in_w, out_w, in_c, dtype_bytes(data_tensor.dtype))
+    g_w, p_w, q_w = period_plan(in_w, out_w, column_map)
+    gather = rowgather_uses_gather(in_w, out_w, in_c, itemsize, column_map)
     parts = min(TILE, out_h)
-    full_idx, last_idx = _gather_indices(gather, parts, periods, (g_w, p_w, q_w, in_c))
-    plan = (in_w, out_w, in_c, p_w, q_w, gather)
+    full_idx, last_idx = _gather_indices(gather, parts, periods, (g_w, p_w, q_w, in_c, w_map))
+    plan = (in_w, out_w, in_c, p_w, q_w, gather, w_map)
     for t in nl.static_range((out_h + TILE - 1) // TILE):
         row_start = t * TILE
         size = min(TILE, out_h - row_start)
         src_rows = nl.ndarray((size, 1), dtype=nl.int32, buffer=nl.sbuf)
-        build_column_indices(src_rows, row_start, size, in_h, out_h)  # (oh * in_h) // out_h
+        _source_rows(src_rows, row_start, size, in_h, out_h, maps)
         for b in nl.static_range(in_b):
             for j0 in nl.static_range(0, g_w, periods):  # chunks of whole periods
                 n = min(periods, g_w - j0)

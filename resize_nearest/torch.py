@@ -15,6 +15,7 @@ __all__ = ['SCALE_STEPS', 'CALLS_MAX', 'NEAREST_MODES', 'TORCH_BENCHMARK_CASES',
 import contextlib
 import functools
 import math
+from fractions import Fraction
 
 import ml_dtypes
 import numpy as np
@@ -27,7 +28,7 @@ from . import backend as _backend
 from .gather_kernels import resize_nearest_exact_kernel
 from .audit import node_wrong_elements
 from .onnx_reader import AxisResize, ResizeNode
-from .api import resize_nearest
+from .api import resize_maps, resize_nearest
 from .benchmark import median_seconds, sample_seconds
 
 
@@ -115,7 +116,7 @@ _ATEN_NEAREST = {  # mode -> spatial dimensions -> ATen's kernel (output size an
         3: torch._C._nn._upsample_nearest_exact3d,
     },
 }
-# the ONNX convention of each mode (chapter 13a): nearest-exact is floor((d + 1/2) * in/out)
+# the ONNX convention of each mode (chapter 00b): nearest-exact is floor((d + 1/2) * in/out)
 _CONVENTION = {'nearest': 'asymmetric', 'nearest-exact': 'tf_half_pixel_for_nn'}
 SCALE_STEPS = 8  # float32 steps tried on each side of in/out (or of 1/scale_factor)
 
@@ -244,31 +245,44 @@ def _from_numpy(a, like):
     return torch.from_numpy(np.ascontiguousarray(a)).to(like.device)
 
 
+def _kernel_convention(in_hw, out, scales, mode) -> dict:
+    """resize_nearest()'s convention arguments for F.interpolate's `mode` and scale factors: the
+    floor of d (nearest) or of d + 1/2 (nearest-exact) over the exact scale (out/in if none)."""
+    exact = tuple(
+        Fraction(o, i) if s is None else Fraction(float(s)) for i, o, s in zip(in_hw, out, scales)
+    )
+    return dict(
+        coordinate_transformation_mode=_CONVENTION[mode], nearest_mode='floor', scales=exact
+    )
+
+
 class _NkiResize(torch.autograd.Function):
     "Forward: the exact NKI kernel on NHWC; backward: the exact adjoint."
 
     @staticmethod
-    def forward(ctx, x, out, backend):
-        ctx.in_shape = x.shape
+    def forward(ctx, x, out, backend, scales, mode):
+        ctx.in_shape, ctx.scales, ctx.mode = x.shape, scales, mode
         nhwc = x.permute(0, 2, 3, 1)
+        convention = _kernel_convention(x.shape[2:], out, scales, mode)
         if x.device.type == 'xla':
             # nki.jit takes the XLA tensor itself; interpolate_nearest has checked it already
-            out_shape = (x.shape[0], *out, x.shape[1])
-            y = _backend.run_kernel(resize_nearest_exact_kernel, nhwc, out_shape, backend=backend)
+            maps = resize_maps(x.shape[2:], out, **convention)
+            args = (nhwc, (x.shape[0], *out, x.shape[1])) + ((maps,) if maps else ())
+            y = _backend.run_kernel(resize_nearest_exact_kernel, *args, backend=backend)
             return y.permute(0, 3, 1, 2)
         # on the host, the host API's checks and choice of kernel, as for NumPy input
-        y = resize_nearest(_to_numpy(nhwc), out, backend=backend)
+        y = resize_nearest(_to_numpy(nhwc), out, backend=backend, **convention)
         return _from_numpy(np.asarray(y), x).permute(0, 3, 1, 2)
 
     @staticmethod
     def backward(ctx, g):
         (n, c, ih, iw), (oh, ow) = ctx.in_shape, g.shape[2:]
-        gi = g.new_zeros((n, c, ih, ow)).index_add_(2, exact_indices(ih, oh, g.device), g)
-        return (
-            g.new_zeros((n, c, ih, iw)).index_add_(3, exact_indices(iw, ow, g.device), gi),
-            None,
-            None,
-        )
+        (s_h, s_w), mode = ctx.scales, ctx.mode
+        rows = torch.tensor(axis_target(ih, oh, s_h, mode), device=g.device)
+        cols = torch.tensor(axis_target(iw, ow, s_w, mode), device=g.device)
+        gi = g.new_zeros((n, c, ih, ow)).index_add_(2, rows, g)
+        grad = g.new_zeros((n, c, ih, iw)).index_add_(3, cols, gi)
+        return grad, None, None, None, None
 
 # %% ../nbs/14_torch.ipynb #14-016
 _F_INTERPOLATE = F.interpolate  # PyTorch's own, kept before patch() replaces the attribute
@@ -366,22 +380,11 @@ def _nki_resize(input, out, scales, backend, mode='nearest'):
     "The NKI kernel's path, after the checks only it needs."
     if backend not in _backend.BACKENDS:
         raise ValueError(f'backend must be None or one of {_backend.BACKENDS}, got {backend!r}')
-    if mode != 'nearest':
-        raise ValueError(
-            f"the NKI kernels copy (d*in)//out, mode='nearest'; mode={mode!r} runs on PyTorch's"
-            ' own ops (backend=None)'
-        )
     if input.dim() != 4:
         raise ValueError(f'the NKI kernel resizes 4-D (N, C, H, W) input, got {input.dim()}-D')
     if input.device.type == 'meta':
         raise ValueError('the NKI kernel copies data, and a meta tensor has none')
-    for i, o, s in zip(input.shape[2:], out, scales):
-        if not np.array_equal(axis_target(i, o, s), axis_target(i, o)):
-            raise ValueError(
-                f'the NKI kernel copies (d*in)//out; with scale_factor {s} the index floor(d/s)'
-                f' differs on {i} -> {o}: pass recompute_scale_factor=True or size='
-            )
-    return _NkiResize.apply(input, out, backend)
+    return _NkiResize.apply(input, out, backend, tuple(scales), mode)
 
 
 class ResizeNearest(nn.Module):

@@ -14,12 +14,14 @@ from pathlib import Path
 from tqdm.auto import tqdm
 from . import backend, nki_cpu
 from .backend import nl, nisa
-from .api import kernel_for_variant
-from .variants import choose_variant
+from .api import kernel_for_variant, resize_maps
+from .variants import VARIANTS, choose_variant
 from .benchmark import median_seconds
 from .tables import Table
 
-HW_CASES = (  # (case, NHWC input shape, (out_h, out_w), dtype, variants)
+# (case, NHWC input shape, (out_h, out_w), dtype, variants[, ONNX convention]); without a
+# convention, the compiler's (asymmetric, floor)
+HW_CASES = (
     (
         '224 -> 192',
         (1, 224, 224, 4),
@@ -78,6 +80,55 @@ HW_CASES = (  # (case, NHWC input shape, (out_h, out_w), dtype, variants)
         'float32',
         ('as_compiled', 'exact', 'hoisted', 'rowgather', 'auto'),
     ),
+    # every coordinate mode with one rounding each: maps that clamp, repeat, or keep a ratio
+    (
+        'ONNX default',
+        (1, 224, 224, 4),
+        (192, 192),
+        'float32',
+        ('exact', 'hoisted', 'residue', 'rowgather', 'auto'),
+        ('half_pixel', 'round_prefer_floor'),
+    ),
+    (
+        'TF align_corners',
+        (2, 16, 24, 8),
+        (40, 72),
+        'float32',
+        ('exact', 'hoisted', 'residue', 'auto'),
+        ('align_corners', 'round_prefer_ceil'),
+    ),
+    (
+        'torch half-pixel up',
+        (2, 16, 24, 8),
+        (32, 48),
+        'bfloat16',
+        ('exact', 'hoisted', 'residue', 'auto'),
+        ('pytorch_half_pixel', 'floor'),
+    ),
+    (
+        'nearest-exact down',
+        (2, 48, 96, 8),
+        (24, 48),
+        'uint8',
+        ('exact', 'hoisted', 'strided', 'residue', 'rowgather', 'auto'),
+        ('tf_half_pixel_for_nn', 'floor'),
+    ),
+    (
+        'symmetric ceil',
+        (2, 26, 26, 8),
+        (22, 22),
+        'float32',
+        ('exact', 'hoisted', 'residue', 'auto'),
+        ('half_pixel_symmetric', 'ceil'),
+    ),
+    (
+        'asymmetric round',
+        (2, 7, 7, 4),
+        (41, 41),
+        'float32',
+        ('exact', 'hoisted', 'residue', 'auto'),
+        ('asymmetric', 'round_prefer_ceil'),
+    ),
 )
 
 
@@ -122,14 +173,27 @@ def _real_nki_verdict(kernel, args, backend_name, ref) -> str:
     return _compare(y, ref)
 
 
-def neuron_row(case, x, out_hw, variant: str, warmup: int, iters: int) -> dict:
+def _kernel_call(x, out_hw, variant: str, convention):
+    "(kernel, args) of one variant under an ONNX convention, as resize_nearest() calls it."
+    maps = resize_maps(x.shape[1:3], out_hw, *convention)
+    concrete = choose_variant(x.shape, out_hw, x.dtype, maps=maps) if variant == 'auto' else variant
+    # the compiled kernel runs even where it reads out of bounds: that case is there to show it
+    problems = VARIANTS[concrete].problems(x.shape, out_hw, x.dtype.itemsize, maps)
+    if problems and concrete != 'as_compiled':
+        raise ValueError(f'HW_CASES lists a variant that cannot run: {problems[0]}')
+    args = (x, (x.shape[0], *out_hw, x.shape[3])) + ((maps,) if maps else ())
+    return kernel_for_variant(concrete), args
+
+
+def neuron_row(
+    case, x, out_hw, variant: str, warmup: int, iters: int, convention=('asymmetric', 'floor')
+) -> dict:
     """Run one variant on the interpreter, the real simulator and the device; compare bit for bit;
     time the device."""
-    concrete = choose_variant(x.shape, out_hw) if variant == 'auto' else variant
-    kernel = kernel_for_variant(concrete, x.shape[2], out_hw[1])
-    args = (x, (x.shape[0], *out_hw, x.shape[3]))
+    kernel, args = _kernel_call(x, out_hw, variant, convention)
     shape = f'{tuple(x.shape)} -> {tuple(out_hw)}'
     row = dict(case=case, shape=shape, dtype=str(x.dtype), variant=variant, kernel=kernel.__name__)
+    row['convention'] = ' / '.join(convention)
     row['host_ms_median'] = None
     ref = _interpreter_run(kernel, args, row)
     row['simulator'] = _real_nki_verdict(kernel, args, 'nki-sim', ref)
@@ -203,16 +267,16 @@ def neuron_check(
     )
     rng = np.random.default_rng(0)
     todo = [(c, v) for c in cases for v in c[4]]
-    for (case, x_shape, out_hw, dt, _), variant in tqdm(
-        todo, disable=not progress, desc='neuron_check'
-    ):
+    for row_case, variant in tqdm(todo, disable=not progress, desc='neuron_check'):
+        case, x_shape, out_hw, dt = row_case[:4]
+        convention = row_case[5] if len(row_case) > 5 else ('asymmetric', 'floor')
         if dt == 'uint8':
             x = rng.integers(0, 256, x_shape, dtype=np.uint8)
         else:
             x = rng.random(x_shape, dtype=np.float32).astype(
                 ml_dtypes.bfloat16 if dt == 'bfloat16' else np.dtype(dt)
             )
-        report['rows'].append(neuron_row(case, x, out_hw, variant, warmup, iters))
+        report['rows'].append(neuron_row(case, x, out_hw, variant, warmup, iters, convention))
     report['cast_rounding'] = cast_rounding_probe()
     Path(report_path).parent.mkdir(parents=True, exist_ok=True)
     Path(report_path).write_text(json.dumps(report, indent=1) + '\n')
@@ -232,6 +296,7 @@ def report_table(report) -> str:
         'shape',
         'dtype',
         'variant',
+        'convention',
         'kernel',
         'traced_instructions',
         'sbuf_peak_bytes',
@@ -240,4 +305,6 @@ def report_table(report) -> str:
         'host_ms_median',
         'status',
     )
-    return Table(report['rows'], cols).markdown()
+    # reports written before conventions were recorded ran the compiler's only
+    rows = [{'convention': 'asymmetric / floor', **row} for row in report['rows']]
+    return Table(rows, cols).markdown()

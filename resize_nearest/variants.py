@@ -15,7 +15,10 @@ from .index_map import load_indices
 from resize_nearest.plan import (
     F32_EXACT,
     exact_range_problems,
-    width_ratio,
+    mapped_range_problems,
+    kernel_maps,
+    map_width_ratio,
+    period_plan,
     residue_plan,
     rowgather_fits,
 )
@@ -71,23 +74,32 @@ def as_compiled_problems(in_hw, out_hw) -> list:
     return []
 
 
-def _strided_problems(in_hw, out_hw, itemsize) -> list:
-    if width_ratio(in_hw[1], out_hw[1])[0] == 'none':
+def _strided_problems(in_hw, out_hw, itemsize, maps) -> list:
+    column_map = maps[1] if len(maps) else ()
+    if map_width_ratio(in_hw[1], out_hw[1], column_map)[0] == 'none':
+        convention = '' if len(maps) == 0 else f' under the column map {tuple(column_map)}'
         return [
             "variant 'strided' needs an integer width ratio (in_w % out_w == 0 or out_w % in_w =="
-            f" 0); got in_w={in_hw[1]}, out_w={out_hw[1]}"
+            f" 0, no column clamped){convention}; got in_w={in_hw[1]}, out_w={out_hw[1]}"
         ]
     return []
 
 
-def _rowgather_problems(in_hw, out_hw, itemsize, channels) -> list:
-    if rowgather_fits(in_hw[1], out_hw[1], channels, itemsize):
+def _rowgather_problems(in_hw, out_hw, itemsize, channels, maps) -> list:
+    column_map = maps[1] if len(maps) else ()
+    if rowgather_fits(in_hw[1], out_hw[1], channels, itemsize, column_map):
         return []
-    g_w = residue_plan(in_hw[1], out_hw[1])[0]
+    g_w, p_w, q_w = period_plan(in_hw[1], out_hw[1], column_map)
+    if g_w == 0:
+        return [
+            "variant 'rowgather' needs a column map of whole periods, none clamped (period_plan,"
+            f" chapter 02g); the column map {tuple(column_map)} of widths {in_hw[1]} ->"
+            f' {out_hw[1]} clamps or does not repeat in whole periods'
+        ]
     return [
         "variant 'rowgather' needs one column period, (p_w + q_w) * channels * itemsize bytes,"
         f" within 160 KiB of an SBUF partition; got widths {in_hw[1]} -> {out_hw[1]} (p_w + q_w ="
-        f" {(in_hw[1] + out_hw[1]) // g_w}), {channels} channels of {itemsize} bytes"
+        f" {p_w + q_w}), {channels} channels of {itemsize} bytes"
     ]
 
 # %% ../nbs/06b_variants.ipynb #06b-008
@@ -98,29 +110,45 @@ class Variant:
 
     name: str
     kernel: object  # the NKI kernel function
-    exact: bool  # every index equals (d*in)//out
+    exact: bool  # every index is the exact one of its nearest convention
+    on_chip_index: bool  # builds indices on chip: the mapped graphs' range applies (chapter 02g)
     summary: str
-    own_problems: object  # (in_hw, out_hw, itemsize, channels) -> list of reasons, beyond the range
-    count: object  # (x_shape, out_hw, itemsize) -> dict (chapter 06)
+    # (in_hw, out_hw, itemsize, channels, maps) -> list of reasons, beyond the range
+    own_problems: object
+    count: object  # (x_shape, out_hw, itemsize, maps) -> dict (chapter 06)
 
-    def problems(self, x_shape, out_hw, itemsize: int = 4) -> list:
-        "Every reason this variant cannot run the resize of an NHWC `x_shape` to `out_hw`."
+    def problems(self, x_shape, out_hw, itemsize: int = 4, maps=()) -> list:
+        """Every reason this variant cannot run the resize of an NHWC `x_shape` to `out_hw` under
+        the axis maps `maps` (() for the compiler's)."""
         b, ih, iw, c = x_shape
+        maps = kernel_maps((ih, iw), tuple(out_hw), maps)
         found = [] if not self.exact else exact_range_problems((ih, iw), out_hw, b, c)
-        return found or self.own_problems((ih, iw), tuple(out_hw), itemsize, c)
+        if not found and len(maps) and self.on_chip_index:
+            found = mapped_range_problems((ih, iw), tuple(out_hw), maps)
+        return found or self.own_problems((ih, iw), tuple(out_hw), itemsize, c, maps)
 
-    def counts(self, x_shape, out_hw, dtype=np.float32) -> dict:
+    def counts(self, x_shape, out_hw, dtype=np.float32, maps=()) -> dict:
         "What the variant issues (instructions, DMAs, descriptors, program size), predicted."
-        return self.count(x_shape, out_hw, np.dtype(dtype).itemsize)
+        return self.count(x_shape, out_hw, np.dtype(dtype).itemsize, maps)
 
 
-_none = lambda in_hw, out_hw, itemsize, channels: []
+def _compiled_problems(in_hw, out_hw, itemsize, channels, maps) -> list:
+    if len(maps):
+        return [
+            "variant 'as_compiled' has the compiler's map only (asymmetric coordinates, floor "
+            f'rounding); the axis maps {maps} of this resize need an exact variant'
+        ]
+    return as_compiled_problems(in_hw, out_hw)
+
+
+_none = lambda in_hw, out_hw, itemsize, channels, maps: []
 VARIANTS = {
     v.name: v
     for v in (
         Variant(
             'exact',
             resize_nearest_exact_kernel,
+            True,
             True,
             'float32 estimate + exact correction per 128-pixel tile',
             _none,
@@ -130,13 +158,15 @@ VARIANTS = {
             'as_compiled',
             resize_nearest_fixed_dma_kernel,
             False,
+            False,
             "the compiler's float32 map, bit for bit",
-            lambda i, o, s, c: as_compiled_problems(i, o),
+            _compiled_problems,
             as_compiled_counts,
         ),
         Variant(
             'hoisted',
             resize_nearest_hoisted_kernel,
+            True,
             True,
             'exact column index per column tile, rows at trace time',
             _none,
@@ -146,21 +176,24 @@ VARIANTS = {
             'strided',
             resize_nearest_strided_kernel,
             True,
+            False,
             'integer width ratios: strided DMAs, no index',
-            lambda i, o, s, c: _strided_problems(i, o, s),
+            lambda i, o, s, c, m: _strided_problems(i, o, s, m),
             strided_counts,
         ),
         Variant(
             'residue',
             resize_nearest_residue_kernel,
             True,
-            'q_h*q_w affine HBM-to-HBM copies, no index',
+            False,
+            'one affine HBM-to-HBM copy per residue pair, no index',
             _none,
             residue_counts,
         ),
         Variant(
             'rowgather',
             resize_nearest_rowgather_kernel,
+            True,
             True,
             'row segments gathered, columns mapped on chip',
             _rowgather_problems,
@@ -170,11 +203,12 @@ VARIANTS = {
 }
 
 # %% ../nbs/06b_variants.ipynb #06b-012
-def predict_counts(variant: str, x_shape, out_hw, dtype=np.float32) -> dict:
-    "What a variant issues for an NHWC input of `x_shape` resized to `out_hw` (chapter 06's model)."
+def predict_counts(variant: str, x_shape, out_hw, dtype=np.float32, maps=()) -> dict:
+    """What a variant issues for an NHWC input of `x_shape` resized to `out_hw` under the axis maps
+    `maps` (chapter 06's model)."""
     if not isinstance(variant, str) or variant not in VARIANTS:
         raise ValueError(f'variant must be one of {tuple(VARIANTS)}, got {variant!r}')
-    return VARIANTS[variant].counts(x_shape, out_hw, dtype)
+    return VARIANTS[variant].counts(x_shape, out_hw, dtype, maps)
 
 
 # measured, not modelled: interpreter seconds per traced instruction on the 2-core development
@@ -183,27 +217,29 @@ def predict_counts(variant: str, x_shape, out_hw, dtype=np.float32) -> dict:
 INTERPRETER_SECONDS_PER_INSTRUCTION = 45e-6
 
 
-def interpreter_seconds(variant: str, x_shape, out_hw, dtype=np.float32) -> float:
+def interpreter_seconds(variant: str, x_shape, out_hw, dtype=np.float32, maps=()) -> float:
     "About how long one fresh interpreter run of the variant takes (its traced program size)."
-    traced = predict_counts(variant, x_shape, out_hw, dtype)['traced_instructions']
+    traced = predict_counts(variant, x_shape, out_hw, dtype, maps)['traced_instructions']
     return traced * INTERPRETER_SECONDS_PER_INSTRUCTION
 
 
-def exact_options(x_shape, out_hw, dtype=np.float32) -> list:
-    "The exact variants that can run this resize at all."
+def exact_options(x_shape, out_hw, dtype=np.float32, maps=()) -> list:
+    "The exact variants that can run this resize (under the axis maps `maps`) at all."
     itemsize = np.dtype(dtype).itemsize
     return [
-        v.name for v in VARIANTS.values() if v.exact and not v.problems(x_shape, out_hw, itemsize)
+        v.name
+        for v in VARIANTS.values()
+        if v.exact and not v.problems(x_shape, out_hw, itemsize, maps)
     ]
 
 
 def choose_variant(
-    x_shape, out_hw, dtype=np.float32, chip: str = 'trn2', budget=PROGRAM_BUDGET
+    x_shape, out_hw, dtype=np.float32, chip: str = 'trn2', budget=PROGRAM_BUDGET, maps=()
 ) -> str:
-    "The exact variant with the lowest modelled time on `chip` within `budget` (None: any size)."
-    counts = {
-        v: predict_counts(v, x_shape, out_hw, dtype) for v in exact_options(x_shape, out_hw, dtype)
-    }
+    """The exact variant with the lowest modelled time on `chip` within `budget` (None: any size),
+    under the axis maps `maps` (() for the compiler's)."""
+    options = exact_options(x_shape, out_hw, dtype, maps)
+    counts = {v: predict_counts(v, x_shape, out_hw, dtype, maps) for v in options}
     fits = [v for v, c in counts.items() if budget is None or c['traced_instructions'] <= budget]
     if not fits:
         raise ValueError(

@@ -17,7 +17,8 @@ def test_bind_reaches_helpers():
     sentinel = object()
     k = backend._rebind(resize_nearest_exact_kernel, dict(nisa=sentinel), {})
     g = k.__globals__
-    helpers = [g['build_index_graph_exact'], g['gather_store_tile'], g['build_index_graph_exact'].__globals__['floor_div']]
+    graph = g['_tile_indices'].__globals__['build_index_graph_exact']       # reached through _tile_indices
+    helpers = [g['_tile_indices'], graph, g['gather_store_tile'], graph.__globals__['floor_div']]
     assert g['nisa'] is sentinel and all(h.__globals__['nisa'] is sentinel for h in helpers)   # helpers in graph.py rebound too
     assert resize_nearest_exact_kernel.__globals__['nisa'] is not sentinel                      # the original is untouched
     x = np.arange(2 * 5 * 7 * 3, dtype=np.float32).reshape(2, 5, 7, 3)

@@ -21,6 +21,8 @@ def test_neuron_check_script(tmp_path):
             assert x['status'] == 'expected-oob' and 'OutOfBoundsError' in x['interpreter'] and x['device'].startswith('error:')
         else: assert x['status'] == 'pass' and x['simulator'] == x['device'] == 'bit-exact' and x['host_ms_median'] > 0, x
     assert {x['dtype'] for x in rows} >= {'float32', 'bfloat16', 'uint8'}
+    modes = {x['convention'].split(' / ')[0] for x in rows}                 # every coordinate mode on the device
+    assert modes == {'asymmetric', 'half_pixel', 'half_pixel_symmetric', 'pytorch_half_pixel', 'align_corners', 'tf_half_pixel_for_nn'}
     assert f"{len(rows)} rows passed, 0 failed" in r.stdout
 
 def test_neuron_check_skips_without_nki():

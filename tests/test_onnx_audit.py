@@ -1,4 +1,4 @@
-"""The ONNX audit (chapters 13, 13a-c) against the real systems: ONNX's own conformance data,
+"""The ONNX audit (chapters 00b, 13, 13b-c) against the real systems: ONNX's own conformance data,
 onnxruntime and onnx.reference run directly, PyTorch and the definitions in Python integers.
 
 Expected values never come from the engine under test: they are computed here from the ONNX
@@ -27,6 +27,7 @@ from resize_nearest.audit import affected, audit_onnx, convention_wrong_pixels
 from resize_nearest.index_map import load_indices
 from resize_nearest.nearest_modes import COORDINATE_MODES, NEAREST_MODES, source_index
 from resize_nearest.onnx_reader import ModelReadError, load_model, read_resizes, resize_axes
+from onnx_spec import spec_map
 
 DATA = os.path.join(os.path.dirname(__file__), 'data', 'onnx_nearest')
 ASYM = dict(coordinate_transformation_mode='asymmetric', nearest_mode='floor')
@@ -51,25 +52,6 @@ def model(specs, inputs, opset=19, extra_nodes=(), functions=()):
         initializer=[i for _, i in specs if i is not None])
     opsets = [helper.make_opsetid('', opset)] + [helper.make_opsetid('local', 1)] * bool(functions)
     return helper.make_model(g, opset_imports=opsets, functions=list(functions))
-
-
-def spec_map(mode, rounding, n_in, n_out, scale=None):
-    "The ONNX specification's formulas in Fraction arithmetic (independent of nearest_modes)."
-    s = Fraction(n_out, n_in) if scale is None else Fraction(float(scale))
-    half = Fraction(1, 2)
-    out = []
-    for d in range(n_out):
-        x = {'asymmetric': d / s, 'half_pixel': (d + half) / s - half,
-             'pytorch_half_pixel': (d + half) / s - half if n_out > 1 else Fraction(0),
-             'half_pixel_symmetric': Fraction(n_in, 2) * (1 - n_out / (s * n_in)) + (d + half) / s - half,
-             'tf_half_pixel_for_nn': (d + half) / s,
-             'align_corners': Fraction(d * (n_in - 1), n_out - 1) if n_out > 1 else Fraction(0)}[mode]
-        tie = x - math.floor(x) == half
-        r = {'floor': math.floor(x), 'ceil': math.ceil(x),
-             'round_prefer_floor': math.floor(x) if tie else round(x),
-             'round_prefer_ceil': math.ceil(x) if tie else round(x)}[rounding]
-        out.append(min(max(r, 0), n_in - 1))
-    return out
 
 
 def wrong_2d(got_flat, rows, cols, n_in_w):

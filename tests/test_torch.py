@@ -386,8 +386,12 @@ def test_nearest_exact_gradient_compile_export_patch_and_the_nki_refusal():
         assert torch.equal(F.interpolate(y, size=(22, 22), mode='nearest-exact'), interpolate_nearest(y, (22, 22), mode='nearest-exact'))
     with patch(up):
         assert torch.equal(up(y), interpolate_nearest(y, scale_factor=1.5, mode='nearest-exact'))
-    with pytest.raises(ValueError, match="mode='nearest-exact' runs on PyTorch's own ops"):
-        interpolate_nearest(y, (22, 22), mode='nearest-exact', backend='cpu')
+    half = [min(math.floor((d + Fraction(1, 2)) * Fraction(26, 22)), 25) for d in range(22)]
+    on_kernels = interpolate_nearest(y, (22, 22), mode='nearest-exact', backend='cpu')  # the NKI path
+    assert torch.equal(on_kernels, y[:, :, half][:, :, :, half])
+    third = [min(math.floor((d + Fraction(1, 2)) / Fraction(1 / 3)), 25) for d in range(8)]
+    on_kernels = interpolate_nearest(y, scale_factor=1 / 3, mode='nearest-exact', backend='cpu')
+    assert torch.equal(on_kernels, y[:, :, third][:, :, :, third])
     with pytest.raises(ValueError, match='interpolate_nearest does mode'):
         interpolate_nearest(y, (22, 22), mode='bilinear')
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python
-"""Run every kernel on a Trainium instance through the real NKI 0.3 (simulator and device), compare each output
-with the CPU interpreter bit for bit, time warmed nki.jit calls, and write a JSON report (schema: chapter 11).
+"""Run every kernel on a Trainium instance through the real NKI 0.3 (simulator and device), under the compiler's
+convention and six other ONNX nearest conventions (one per coordinate mode); compare each output with the CPU
+interpreter bit for bit, time warmed nki.jit calls, and write a JSON report (schema: chapter 11).
 
 Usage: python tools/neuron_check.py [--report figures/neuron_report.json] [--warmup 3] [--iters 10]
 Exit status: 0 every row bit exact (or the documented out-of-bounds case), 1 some row failed,
