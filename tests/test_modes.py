@@ -1,7 +1,8 @@
 """Every ONNX nearest convention through the exact kernels (chapters 00b, 02g, 03-06b, 07, 08).
 
 The oracle is the ONNX specification's formulas in Fraction arithmetic (tests/onnx_spec.py), ONNX's
-own conformance data, and PyTorch's and OpenCV's own kernels where their float maps are exact.
+own conformance data, and PyTorch's and OpenCV's own kernels (and TensorFlow's half-pixel formula,
+transcribed) where their float maps are exact.
 CI runs a fixed sample of the size pairs; `python tools/mode_sweep.py --limit` runs every pair
 1..48 on both axes and the 65,535 limit for every variant and convention."""
 import functools
@@ -230,8 +231,19 @@ def test_conformance_data_through_every_exact_variant(folder):
 
 # --- peers whose float maps are exact on a pair: our kernels agree there ------------------------
 
+def tensorflow_half_pixel_axis(name, in_size, out_size):
+    """TensorFlow's ResizeNearestNeighbor(half_pixel_centers=True) index, transcribed (tensorflow is
+    not installed here): HalfPixelScalerForNN ((float)d + 0.5f) * scale with CalculateResizeScale
+    in / (float)out, floorf, then min(in - 1) and max(0) (core/kernels/image/image_resizer_state.h,
+    resize_nearest_neighbor_op.cc; shared/reference/peers.md)."""
+    scale = np.float32(in_size) / np.float32(out_size)
+    x = (np.arange(out_size, dtype=np.float32) + np.float32(0.5)) * scale
+    return np.clip(np.floor(x), 0, in_size - 1).astype(np.int64)
+
+
 @pytest.mark.parametrize('peer, axis', [('PyTorch nearest-exact', torch_axis),
-                                        ('OpenCV INTER_NEAREST_EXACT', opencv_axis)])
+                                        ('OpenCV INTER_NEAREST_EXACT', opencv_axis),
+                                        ('TensorFlow half_pixel_centers', tensorflow_half_pixel_axis)])
 def test_half_pixel_peers_equal_our_kernels_where_their_float_map_is_exact(peer, axis):
     "floor((d + 1/2) * in/out): ours is the specification everywhere, the peer where it is exact."
     agree = disagree = 0
