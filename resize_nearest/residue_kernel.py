@@ -45,10 +45,13 @@ def resize_nearest_residue_kernel(data_tensor, out_shape, maps=()):
     out_tensor = nl.ndarray(tuple(out_shape), dtype=data_tensor.dtype, buffer=nl.shared_hbm)
     h_map, w_map = axis_maps((in_h, in_w), (out_h, out_w), maps)
     in_image, out_image = in_h * in_w * in_c, out_h * out_w * in_c
+    columns = []  # the column segments, trace-time integers, listed once
+    for k_w in nl.static_range(axis_segments(w_map, in_w, out_w)):
+        columns.append(axis_segment(w_map, in_w, out_w, k_w))
     for k_h in nl.static_range(axis_segments(h_map, in_h, out_h)):
         d_h, q_h, n_h, s_h, p_h = axis_segment(h_map, in_h, out_h, k_h)  # trace-time integers
-        for k_w in nl.static_range(axis_segments(w_map, in_w, out_w)):
-            d_w, q_w, n_w, s_w, p_w = axis_segment(w_map, in_w, out_w, k_w)
+        for k_w in nl.static_range(len(columns)):
+            d_w, q_w, n_w, s_w, p_w = columns[k_w]
             src = data_tensor.ap(
                 pattern=[[in_image, in_b], [p_h * in_w * in_c, n_h], [p_w * in_c, n_w], [1, in_c]],
                 offset=(s_h * in_w + s_w) * in_c,
