@@ -29,6 +29,7 @@ from resize_nearest.plan import (
     axis_segment,
     period_plan,
     map_width_ratio,
+    column_map,
 )
 
 # compute instructions per index tile, by engine (GpSimd: iota and int32 tensor_tensor; Vector: the
@@ -221,7 +222,7 @@ def strided_counts(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:
     "What the strided kernel issues (integer width ratios): strided loads and stores, no index."
     b, ih, iw, c = x_shape
     oh, ow = out_hw
-    kind, k, _ = map_width_ratio(iw, ow, maps[1] if len(maps) else ())
+    kind, k, _ = map_width_ratio(iw, ow, column_map(maps))
     if kind == 'none':
         raise ValueError(f'strided needs an integer width ratio, got {iw} -> {ow}')
     tally, chunks, tiles = (
@@ -298,14 +299,13 @@ def rowgather_counts(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:
     "What the row-gather kernel issues: per 128 output rows and column chunk a gather and a store."
     b, ih, iw, c = x_shape
     oh, ow = out_hw
-    column_map = maps[1] if len(maps) else ()
-    per = rowgather_periods(iw, ow, c, itemsize, column_map)
+    per = rowgather_periods(iw, ow, c, itemsize, column_map(maps))
     if per == 0:
         raise ValueError(
             f'rowgather needs one whole column period within the SBUF budget; got {iw} -> {ow} '
             f'with {c} channels of {itemsize} bytes'
         )
-    g_w, p_w, q_w = period_plan(iw, ow, column_map)
+    g_w, p_w, q_w = period_plan(iw, ow, column_map(maps))
     tally, tiles = _Tally(itemsize), tile_sizes(oh)
     rows = _rows_and_columns(x_shape, out_hw, maps)[0]
     widths = [min(per, g_w - j0) for j0 in range(0, g_w, per)]  # periods per column chunk
@@ -326,7 +326,7 @@ def rowgather_counts(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:
         b * oh * ow * c,
         min(TILE, oh),
         c,
-        rowgather_uses_gather(iw, ow, c, itemsize, column_map),
+        rowgather_uses_gather(iw, ow, c, itemsize, column_map(maps)),
     )
     transfers = 2 * b * len(tiles) * len(widths)
     return tally.counts(transfers, transfers // 2)

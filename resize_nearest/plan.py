@@ -7,8 +7,8 @@ plain integers that the kernels, the host API and the cost model share."""
 __all__ = ['TILE', 'TILE_FREE_BYTES', 'ROW_TILE_BYTES', 'GATHER_RESIDUES', 'F32_EXACT', 'MAX_AXIS',
            'MAPPED_QUOTIENT_MAX', 'MAPPED_DIVISOR_MAX', 'channel_chunk', 'channel_chunks',
            'tile_sizes', 'exact_range_problems', 'in_exact_range', 'width_ratio',
-           'residue_plan', 'asymmetric_map', 'axis_maps', 'is_asymmetric', 'source_of',
-           'map_period', 'clamp_free_range', 'axis_segments', 'axis_segment',
+           'residue_plan', 'asymmetric_map', 'axis_maps', 'column_map', 'is_asymmetric',
+           'source_of', 'map_period', 'clamp_free_range', 'axis_segments', 'axis_segment',
            'period_plan', 'map_width_ratio', 'axis_map_problems', 'mapped_range_problems',
            'in_mapped_range', 'kernel_maps', 'smaller_map', 'period_bytes',
            'rowgather_uses_gather', 'rowgather_periods', 'rowgather_fits']
@@ -88,6 +88,11 @@ def axis_maps(in_hw, out_hw, maps=()) -> tuple:
     if len(maps) == 0:
         return asymmetric_map(in_hw[0], out_hw[0]), asymmetric_map(in_hw[1], out_hw[1])
     return maps[0], maps[1]
+
+
+def column_map(maps) -> tuple:
+    "The column axis map of kernel `maps`: () for the compiler's map, as the plan takes it."
+    return () if len(maps) == 0 else maps[1]
 
 
 def is_asymmetric(axis_map, in_size: int, out_size: int) -> bool:

@@ -14,7 +14,7 @@ from .backend import nki, nl, nisa
 from .graph import floor_div, build_mapped_indices
 from .gather_kernels import kernel_shapes, flat_views, dtype_bytes
 from .plan import TILE, channel_chunk, in_exact_range, in_mapped_range
-from .plan import axis_maps, kernel_maps, map_width_ratio, source_of
+from .plan import axis_maps, column_map, kernel_maps, map_width_ratio, source_of
 
 
 def build_column_indices(cols, start: int, size: int, in_w: int, out_w: int):
@@ -175,7 +175,7 @@ def resize_nearest_strided_kernel(data_tensor, out_shape, maps=()):
     in_b, in_h, in_w, in_c, out_h, out_w = kernel_shapes(data_tensor, out_shape)
     maps = kernel_maps((in_h, in_w), (out_h, out_w), maps)
     h_map, w_map = axis_maps((in_h, in_w), (out_h, out_w), maps)
-    how, k, first = map_width_ratio(in_w, out_w, maps[1] if len(maps) else ())
+    how, k, first = map_width_ratio(in_w, out_w, column_map(maps))
     assert how != 'none', f'the strided kernel needs an integer width ratio, got {in_w} -> {out_w}'
     out_tensor, data_flat, out_flat = flat_views(data_tensor, out_shape)
     chunk = channel_chunk(in_c, dtype_bytes(data_tensor.dtype))

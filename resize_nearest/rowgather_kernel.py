@@ -18,6 +18,7 @@ from resize_nearest.plan import (
     ROW_TILE_BYTES,
     residue_plan,
     period_plan,
+    column_map,
     axis_maps,
     kernel_maps,
     in_mapped_range,
@@ -136,16 +137,16 @@ def resize_nearest_rowgather_kernel(data_tensor, out_shape, maps=()):
     assert len(maps) == 0 or in_mapped_range((in_h, in_w), (out_h, out_w), maps), (
         'axis maps outside the proven range (mapped_range_problems)'
     )
-    column_map = () if len(maps) == 0 else maps[1]  # () for the plan: the compiler's map
+    columns = column_map(maps)  # () for the plan: the compiler's map
     w_map = axis_maps((in_h, in_w), (out_h, out_w), maps)[1]
     itemsize = dtype_bytes(data_tensor.dtype)
-    periods = rowgather_periods(in_w, out_w, in_c, itemsize, column_map)
+    periods = rowgather_periods(in_w, out_w, in_c, itemsize, columns)
     assert periods > 0, 'one column period does not fit an SBUF partition (see rowgather_fits)'
     out_tensor = nl.ndarray(tuple(out_shape), dtype=data_tensor.dtype, buffer=nl.shared_hbm)
     rows_in = data_tensor.reshape((in_b * in_h, in_w * in_c))
     rows_out = out_tensor.reshape((in_b * out_h, out_w * in_c))
-    g_w, p_w, q_w = period_plan(in_w, out_w, column_map)
-    gather = rowgather_uses_gather(in_w, out_w, in_c, itemsize, column_map)
+    g_w, p_w, q_w = period_plan(in_w, out_w, columns)
+    gather = rowgather_uses_gather(in_w, out_w, in_c, itemsize, columns)
     parts = min(TILE, out_h)
     full_idx, last_idx = _gather_indices(gather, parts, periods, (g_w, p_w, q_w, in_c, w_map))
     plan = (in_w, out_w, in_c, p_w, q_w, gather, w_map)

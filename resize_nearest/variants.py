@@ -17,6 +17,7 @@ from resize_nearest.plan import (
     exact_range_problems,
     mapped_range_problems,
     kernel_maps,
+    column_map,
     map_width_ratio,
     period_plan,
     residue_plan,
@@ -75,9 +76,9 @@ def as_compiled_problems(in_hw, out_hw) -> list:
 
 
 def _strided_problems(in_hw, out_hw, itemsize, maps) -> list:
-    column_map = maps[1] if len(maps) else ()
-    if map_width_ratio(in_hw[1], out_hw[1], column_map)[0] == 'none':
-        convention = '' if len(maps) == 0 else f' under the column map {tuple(column_map)}'
+    columns = column_map(maps)
+    if map_width_ratio(in_hw[1], out_hw[1], columns)[0] == 'none':
+        convention = '' if len(maps) == 0 else f' under the column map {tuple(columns)}'
         return [
             "variant 'strided' needs an integer width ratio (in_w % out_w == 0 or out_w % in_w =="
             f" 0, no column clamped){convention}; got in_w={in_hw[1]}, out_w={out_hw[1]}"
@@ -86,14 +87,14 @@ def _strided_problems(in_hw, out_hw, itemsize, maps) -> list:
 
 
 def _rowgather_problems(in_hw, out_hw, itemsize, channels, maps) -> list:
-    column_map = maps[1] if len(maps) else ()
-    if rowgather_fits(in_hw[1], out_hw[1], channels, itemsize, column_map):
+    columns = column_map(maps)
+    if rowgather_fits(in_hw[1], out_hw[1], channels, itemsize, columns):
         return []
-    g_w, p_w, q_w = period_plan(in_hw[1], out_hw[1], column_map)
+    g_w, p_w, q_w = period_plan(in_hw[1], out_hw[1], columns)
     if g_w == 0:
         return [
             "variant 'rowgather' needs a column map of whole periods, none clamped (period_plan,"
-            f" chapter 02g); the column map {tuple(column_map)} of widths {in_hw[1]} ->"
+            f" chapter 02g); the column map {tuple(columns)} of widths {in_hw[1]} ->"
             f' {out_hw[1]} clamps or does not repeat in whole periods'
         ]
     return [

@@ -1,10 +1,14 @@
 """The ONNX Resize specification's nearest formulas in Fraction arithmetic: an oracle written from
 the operator's documentation (onnx/docs/Operators.md, Resize-19: coordinate_transformation_mode and
 nearest_mode), independent of resize_nearest.nearest_modes and of every kernel."""
+import glob
 import math
+import os
 from fractions import Fraction
 
 import numpy as np
+import onnx
+from onnx import numpy_helper
 
 KERNEL_MODES = ('half_pixel', 'half_pixel_symmetric', 'pytorch_half_pixel', 'align_corners',
                 'asymmetric', 'tf_half_pixel_for_nn')
@@ -40,3 +44,26 @@ def spec_resize(x, out_hw, mode, rounding, scales=(None, None)):
     rows = spec_map(mode, rounding, x.shape[1], out_hw[0], scales[0])
     cols = spec_map(mode, rounding, x.shape[2], out_hw[1], scales[1])
     return x[:, np.array(rows)][:, :, np.array(cols)]
+
+
+# --- ONNX's own conformance data (tests/data/onnx_nearest, see SOURCE.md there) ------------------
+DATA = os.path.join(os.path.dirname(__file__), 'data', 'onnx_nearest')
+CONFORMANCE = sorted(glob.glob(os.path.join(DATA, 'test_*'))
+                     + glob.glob(os.path.join(DATA, 'opset10', 'test_*')))
+
+
+def read_tensor(path):
+    "A TensorProto file of ONNX's backend test data as a NumPy array."
+    tensor = onnx.TensorProto()
+    with open(path, 'rb') as f:
+        tensor.ParseFromString(f.read())
+    return numpy_helper.to_array(tensor)
+
+
+def conformance_case(folder):
+    "(model path, {input name: array}, expected output) of one conformance folder."
+    path = os.path.join(folder, 'model.onnx')
+    names = [i.name for i in onnx.load(path).graph.input]
+    data = os.path.join(folder, 'test_data_set_0')
+    inputs = {n: read_tensor(os.path.join(data, f'input_{k}.pb')) for k, n in enumerate(names)}
+    return path, inputs, read_tensor(os.path.join(data, 'output_0.pb'))

@@ -6,18 +6,16 @@ transcribed) where their float maps are exact.
 CI runs a fixed sample of the size pairs; `python tools/mode_sweep.py --limit` runs every pair
 1..48 on both axes and the 65,535 limit for every variant and convention."""
 import functools
-import glob
 import os
 import random
 import warnings
 from fractions import Fraction
 
 import numpy as np
-import onnx
 import pytest
-from onnx import numpy_helper
 
-from onnx_spec import KERNEL_MODES, ROUNDINGS, spec_map, spec_resize
+from onnx_spec import (CONFORMANCE, KERNEL_MODES, ROUNDINGS, conformance_case, spec_map,
+                       spec_resize)
 from resize_nearest import backend, nki_cpu, resize_nearest
 from resize_nearest.api import output_size, resize_maps, resize_nearest_reference
 from resize_nearest.backend import nl, nisa
@@ -35,7 +33,6 @@ from resize_nearest.variants import VARIANTS, predict_counts
 CONVENTIONS = [(m, r) for m in KERNEL_MODES for r in ROUNDINGS]
 EXACT = ('exact', 'hoisted', 'strided', 'residue', 'rowgather')
 PAIRS = [(i, o) for i in range(1, 49) for o in range(1, 49)]
-DATA = os.path.join(os.path.dirname(__file__), 'data', 'onnx_nearest')
 
 
 @functools.lru_cache(maxsize=None)
@@ -188,25 +185,11 @@ def test_every_exact_variant_at_the_axis_limit(mode, rounding):
 
 # --- ONNX's conformance data --------------------------------------------------------------------
 
-def _pb(path):
-    tensor = onnx.TensorProto()
-    with open(path, 'rb') as f:
-        tensor.ParseFromString(f.read())
-    return numpy_helper.to_array(tensor)
-
-
-CONFORMANCE = sorted(glob.glob(os.path.join(DATA, 'test_*'))
-                     + glob.glob(os.path.join(DATA, 'opset10', 'test_*')))
-
-
 @pytest.mark.parametrize('folder', CONFORMANCE, ids=os.path.basename)
 def test_conformance_data_through_every_exact_variant(folder):
     "ONNX's expected outputs, bit for bit, from every exact variant that takes the resize."
-    path = os.path.join(folder, 'model.onnx')
-    names = [i.name for i in onnx.load(path).graph.input]
-    inputs = {n: _pb(os.path.join(folder, 'test_data_set_0', f'input_{k}.pb'))
-              for k, n in enumerate(names)}
-    x, y = inputs['X'], _pb(os.path.join(folder, 'test_data_set_0', 'output_0.pb'))
+    path, inputs, y = conformance_case(folder)
+    x = inputs['X']
     node, = read_resizes(path, inputs)
     axes = {a.axis: a for a in resize_axes(node)}
     assert set(axes) <= {2, 3} and x.ndim == 4  # NCHW, resized on H and W

@@ -3,7 +3,6 @@ onnxruntime and onnx.reference run directly, PyTorch and the definitions in Pyth
 
 Expected values never come from the engine under test: they are computed here from the ONNX
 specification's formulas with fractions.Fraction, or by running the library on a fresh model."""
-import glob
 import io
 import json
 import math
@@ -27,9 +26,8 @@ from resize_nearest.audit import affected, audit_onnx, convention_wrong_pixels
 from resize_nearest.index_map import load_indices
 from resize_nearest.nearest_modes import COORDINATE_MODES, NEAREST_MODES, source_index
 from resize_nearest.onnx_reader import ModelReadError, load_model, read_resizes, resize_axes
-from onnx_spec import spec_map
+from onnx_spec import CONFORMANCE, conformance_case, spec_map
 
-DATA = os.path.join(os.path.dirname(__file__), 'data', 'onnx_nearest')
 ASYM = dict(coordinate_transformation_mode='asymmetric', nearest_mode='floor')
 CLI = [sys.executable, '-m', 'resize_nearest.cli']
 
@@ -73,14 +71,6 @@ def by_node(report):
 
 # --- ONNX's own conformance data --------------------------------------------------------------
 
-def _pb(path):
-    tensor = onnx.TensorProto()
-    with open(path, 'rb') as f:
-        tensor.ParseFromString(f.read())
-    return numpy_helper.to_array(tensor)
-
-
-CONFORMANCE = sorted(glob.glob(os.path.join(DATA, 'test_*')) + glob.glob(os.path.join(DATA, 'opset10', 'test_*')))
 
 
 def test_the_conformance_data_is_all_there():
@@ -89,10 +79,7 @@ def test_the_conformance_data_is_all_there():
 
 @pytest.mark.parametrize('folder', CONFORMANCE, ids=os.path.basename)
 def test_conformance_model_audited_with_the_right_shapes_and_its_exact_map(folder):
-    path = os.path.join(folder, 'model.onnx')
-    names = [i.name for i in onnx.load(path).graph.input]
-    inputs = {n: _pb(os.path.join(folder, 'test_data_set_0', f'input_{k}.pb')) for k, n in enumerate(names)}
-    expected = _pb(os.path.join(folder, 'test_data_set_0', 'output_0.pb'))
+    path, inputs, expected = conformance_case(folder)
     node, = read_resizes(path, inputs)
     assert node.problem is None
     y = inputs['X']
