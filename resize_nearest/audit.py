@@ -165,7 +165,7 @@ from resize_nearest.mode_peers import (
     torch_axis,
 )
 from .onnx_reader import AxisResize, ResizeNode, read_resizes, resize_axes
-from .api import as_compiled_problems, resize_nearest
+from .api import KERNEL_MODES, as_compiled_problems, resize_nearest
 from .index_map import check_shape
 
 EXACT = 'resize_nearest (exact)'
@@ -223,10 +223,12 @@ def _fixed_convention(name, r, axes, out_shape):
     return _separable_wrong(out_shape, axes, right)
 
 # %% ../nbs/13_audit.ipynb #13-014-1
+from fractions import Fraction
+
 from .index_map import load_indices
 from .variants import CHUNK
 
-COMPILER_REFUSES_ALIGN_CORNERS = (  # verbatim (shared/reference/compiler-contract.md, section 2)
+COMPILER_REFUSES_ALIGN_CORNERS = (  # verbatim (nbs/compiler_contract.md, 'The HLO validation')
     'ResizeNearest: align_corners=true is not supported in this implementation.'
 )
 
@@ -277,18 +279,33 @@ def _image_maps(r, axes, out_shape, hw) -> tuple:
     return tuple(maps.get(k, np.arange(out_shape[k])) for k in hw)
 
 
+def _image_scales(axes, hw) -> tuple:
+    "The (H, W) scales the node's maps follow: its scales input, else out/in (1 on a kept axis)."
+    by_axis = {a.axis: a.scale if a.scale is not None else Fraction(a.out_size, a.in_size)
+               for a in axes}
+    return tuple(by_axis.get(k, Fraction(1)) for k in hw)
+
+
 def _our_kernel(r, axes, out_shape):
     """Wrong elements of this project's NKI kernels (the host API on the interpreter, `auto`),
-    which copy (d*in)//out: counted against the node's exact map, scale or not."""
-    convention = (r.coordinate_transformation_mode, r.nearest_mode)
-    if convention != ('asymmetric', 'floor') or len(axes) > 2 or len(r.input_shape) < 2:
-        return 'n/a: the NKI kernels resize the (H, W) image by (d*in)//out only'
+    called with the node's convention, output size and scales: counted against the node's exact
+    map."""
+    mode, rounding = r.coordinate_transformation_mode, r.nearest_mode
+    if mode not in KERNEL_MODES:
+        return f'n/a: {mode} writes an extrapolation value outside its roi; the kernels copy pixels'
+    if len(axes) > 2 or len(r.input_shape) < 2:
+        return 'n/a: the NKI kernels resize the two axes (H, W) of an image'
     h, w = _image_axes(r, axes)
     in_hw, out_hw = (r.input_shape[h], r.input_shape[w]), (out_shape[h], out_shape[w])
     if max(in_hw[0] * in_hw[1], out_hw[0] * out_hw[1]) > RUN_ELEMENTS_MAX:
         return f'not run: more than {RUN_ELEMENTS_MAX} pixels for this check'
     image = np.arange(in_hw[0] * in_hw[1], dtype=np.int32).reshape(1, *in_hw, 1)
-    got = resize_nearest(image, out_hw, variant='auto', backend='cpu').reshape(-1)
+    modes = dict(coordinate_transformation_mode=mode, nearest_mode=rounding,
+                 scales=_image_scales(axes, (h, w)))
+    try:
+        got = resize_nearest(image, out_hw, variant='auto', backend='cpu', **modes).reshape(-1)
+    except ValueError as e:  # no exact variant takes the resize (its range, the program budget)
+        return f'not run: {str(e).splitlines()[0][:160]}'
     row_map, col_map = _image_maps(r, axes, out_shape, (h, w))
     exact = np.add.outer(row_map * in_hw[1], col_map).reshape(-1)
     images = math.prod(out_shape) // (out_hw[0] * out_hw[1])

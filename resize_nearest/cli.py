@@ -5,15 +5,17 @@ MODEL.onnx`: the project's checks and tools for people who do not open notebooks
 
 # %% auto #0
 __all__ = ['SECONDS_PER_PAIR', 'SECONDS_PER_TILE', 'SHIPPED_KERNELS', 'EXAMPLES', 'plot_difference',
-           'demo', 'plot_sweep', 'sweep', 'sweep_estimate', 'lint', 'parse_hw',
-           'check_command', 'audit_command', 'build_parser', 'main']
+           'demo', 'plot_sweep', 'sweep', 'sweep_estimate', 'finding_lines', 'lint',
+           'parse_hw', 'check_command', 'audit_command', 'build_parser', 'main']
 
 # %% ../nbs/15_cli.ipynb #15-003
-import argparse, importlib, importlib.util, inspect, json, os, re, sys, time, tempfile, warnings
+import argparse, importlib, importlib.util, inspect, json, os, re, sys, time, tempfile
+import textwrap, warnings
 import numpy as np, ml_dtypes
 from pathlib import Path
 from matplotlib.figure import Figure
 from matplotlib.colors import LogNorm
+from matplotlib.ticker import MaxNLocator
 from . import backend as _backend, nki_cpu
 from .api import resize_nearest, resize_nearest_reference
 from .compare import kernel_sweep
@@ -25,6 +27,12 @@ from .variants import VARIANTS
 from .tables import Table
 
 # %% ../nbs/15_cli.ipynb #15-005
+def _integer_ticks(ax):
+    "Pixel and size axes: ticks on whole numbers only."
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+
+
 def plot_difference(ac: np.ndarray, ex: np.ndarray, title: str) -> Figure:
     "Where an as-compiled output image (H, W, C) differs from the exact one."
     d = (ac != ex).any(-1)
@@ -36,6 +44,7 @@ def plot_difference(ac: np.ndarray, ex: np.ndarray, title: str) -> Figure:
         xlabel='output column',
         ylabel='output row',
     )
+    _integer_ticks(ax)
     return fig
 
 
@@ -130,6 +139,7 @@ def plot_sweep(counts: np.ndarray, title: str) -> Figure:
     )
     fig.colorbar(im, ax=ax, label='wrong output pixels')
     ax.set(xlabel='out size m', ylabel='in size n', title=title)
+    _integer_ticks(ax)
     return fig
 
 
@@ -209,26 +219,51 @@ def _resolve(target: str):
     return _kernel_function(target, found)
 
 
+def _places(first, rest) -> str:
+    "Where a construct occurs besides its first place: lines of that file, then other files."
+    by_file = {}
+    for p in rest:
+        by_file.setdefault(os.path.relpath(p.file), set()).add(p.line)
+    parts = []
+    for path, lines in by_file.items():
+        listed = f"line{'s' * (len(lines) > 1)} {', '.join(map(str, sorted(lines)))}"
+        parts.append(listed if path == os.path.relpath(first.file) else f'{path} {listed}')
+    return '; '.join(parts)
+
+
+def finding_lines(problems) -> list:
+    """One line per refused construct (the problems with one message), at its first place, with
+    how often and where else it occurs."""
+    groups = {}
+    for p in problems:
+        groups.setdefault(p.message, []).append(p)
+    lines = []
+    for first, *rest in groups.values():
+        # paths relative to here
+        line = f'  {os.path.relpath(first.file)}:{first.line}: in {first.function}: {first.message}'
+        more = f' ({1 + len(rest)} times; also {_places(first, rest)})' if rest else ''
+        lines.append(line + more)
+    return lines
+
+
 def lint(targets=SHIPPED_KERNELS) -> int:
-    """Check each 'module:function' kernel against the NKI 0.3 subset; print the findings; 0 if all
-    pass, else 1."""
+    """Check each 'module:function' kernel against the NKI 0.3 subset; print the findings, one line
+    per refused construct; 0 if all pass, else 1."""
     failed = 0
     for target in targets:
         problems, seen = kernel_problems(_resolve(target))
         if problems:
             failed += 1
+            kinds = len({p.message for p in problems})
             print(
                 f'FAIL {target}: {len(problems)} construct{"s" * (len(problems) > 1)} the NKI 0.3'
-                ' compiler refuses'
+                f' compiler refuses ({kinds} kind{"s" * (kinds > 1)})'
             )
-            for p in problems:
-                # paths relative to here
-                print(f'  {os.path.relpath(p.file)}:{p.line}: in {p.function}: {p.message}')
+            print('\n'.join(finding_lines(problems)))
         else:
-            print(
-                f'ok   {target} ({len(seen)} functions checked:'
-                f' {", ".join(f.__name__ for f in seen)})'
-            )
+            names = ', '.join(f.__name__ for f in seen)
+            checked = f'ok   {target} ({len(seen)} functions checked: {names})'
+            print(textwrap.fill(checked, 100, subsequent_indent=' ' * 7, break_on_hyphens=False))
     return 1 if failed else 0
 
 # %% ../nbs/15_cli.ipynb #15-008-2

@@ -90,9 +90,9 @@ def resize_nearest_hoisted_kernel(data_tensor, out_shape, maps=()):
     (asymmetric, floor), or under `maps` any ONNX nearest convention.
 
     The source row of each output row is a trace-time integer, so only the column needs an index
-    on chip: ten vector instructions per tile of 128 output columns, shared by every row, image
-    and channel chunk. Each source row is gathered once per tile and stored to every output row
-    that copies it.
+    on chip: ten GpSimd and Vector instructions per tile of 128 output columns, shared by every
+    row, image and channel chunk. Each source row is gathered once per tile and stored to every
+    output row that copies it.
 
     Dimensions:
         B: images; H, W: input height and width; C: channels

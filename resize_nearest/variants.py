@@ -212,9 +212,8 @@ def predict_counts(variant: str, x_shape, out_hw, dtype=np.float32, maps=()) -> 
     return VARIANTS[variant].counts(x_shape, out_hw, dtype, maps)
 
 
-# measured, not modelled: interpreter seconds per traced instruction on the 2-core development
-# machine (40-55 us over exact and residue runs of 13k-66k instructions); the cell after the
-# SBUF table below measures it again
+# measured, not modelled: interpreter seconds per traced instruction on a 2-core machine, over
+# exact and residue runs; the cell after the SBUF table below measures it where the chapter runs
 INTERPRETER_SECONDS_PER_INSTRUCTION = 45e-6
 
 

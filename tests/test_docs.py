@@ -1,8 +1,11 @@
 """The documentation site: built from the committed notebooks into a temporary folder, served on 127.0.0.1 and opened
-page by page in headless Chromium (Debian's package; installed with apt-get when missing): no console errors, every
-image loads, math is typeset (no raw $$ or \\( left), every internal link resolves, the API pages list every public name.
-Screenshots of the home page and chapter 04 are kept outside the tree (RESIZE_NEAREST_SCREENSHOTS, default /tmp)."""
-import functools, http.server, importlib, os, shutil, subprocess, sys, threading
+page by page in headless Chromium (Debian's package; installed with apt-get when missing) at a 1280-pixel window.
+On every page: no console errors, every image loads, math is typeset (no raw $$ or \\( left), every internal link
+resolves, no Markdown table left as a paragraph of pipes, no code block or table wider than its column (nothing
+to scroll sideways), every figure shown at a legible size, and no `_empty` or machine address (`at 0x7f...`) in the
+text. The API pages list every public name. Screenshots of the home page and chapter 04 are kept outside the tree
+(RESIZE_NEAREST_SCREENSHOTS, default /tmp)."""
+import functools, http.server, importlib, json, os, re, shutil, subprocess, sys, threading
 from pathlib import Path
 from urllib.parse import urljoin, urlparse, unquote
 import pytest
@@ -33,6 +36,49 @@ def site(tmp_path_factory):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield html, f'http://127.0.0.1:{server.server_address[1]}/'
     server.shutdown()
+
+# What the browser measures on a page: blocks wider than the article (or than their own box: a
+# scrollbar), paragraphs that are Markdown tables nobody rendered (pipes and a rule of dashes, which
+# the site's typography turns into em dashes), and each image's displayed and natural width.
+LAYOUT = """() => {
+  const article = document.querySelector("article") || document.body;
+  const right = article.getBoundingClientRect().right + 1;
+  const wide = [...article.querySelectorAll("pre, table")]
+    .filter(e => e.scrollWidth > e.clientWidth + 1 || e.getBoundingClientRect().right > right)
+    .map(e => `${e.tagName} ${e.scrollWidth}px in ${e.clientWidth}px: ${e.innerText.replace(/\\s+/g, ' ').slice(0, 50)}`);
+  const pipes = [...article.querySelectorAll("p, li")]
+    .filter(p => /[|]\\s*(-{3,}|\u2014)/.test(p.innerText)).map(p => p.innerText.slice(0, 50));
+  const images = [...article.querySelectorAll("img")]
+    .map(i => [i.getAttribute("src"), i.naturalWidth, i.getBoundingClientRect().width]);
+  return {wide, pipes, images, text: article.innerText};
+}"""
+# A figure is legible when it is shown at 64 or more screen pixels per inch of figure: matplotlib's
+# 10-point labels are then at least 9 pixels high.
+MIN_PIXELS_PER_INCH = 64
+INTERNALS = re.compile(r'\b_empty\b|\bat 0x[0-9a-f]{6,}')
+
+
+def illegible(html, page_name, images):
+    "The images of a page shown at fewer than MIN_PIXELS_PER_INCH screen pixels per figure inch."
+    from PIL import Image
+    small = []
+    for src, natural, shown in images:
+        path = html / unquote(urlparse(urljoin(page_name, src)).path)
+        dpi = Image.open(path).info.get('dpi', (72, 72))[0]
+        if natural and shown * dpi / natural < MIN_PIXELS_PER_INCH:
+            small.append(f'{src}: {natural / dpi:.1f} in shown {shown:.0f} px wide')
+    return small
+
+
+def layout_problems(html, name, page):
+    "Everything LAYOUT and the text checks find wrong on the open page, as short strings."
+    found = page.evaluate(LAYOUT)
+    problems = [f'too wide: {w}' for w in found['wide']]
+    problems += [f'unrendered Markdown table: {p}' for p in found['pipes']]
+    problems += [f'illegible figure: {s}' for s in illegible(html, name, found['images'])]
+    problems += [f'internal repr: {m}' for m in sorted(set(INTERNALS.findall(found['text'])))]
+    return problems
+
 
 def pages(html):
     return sorted(p.relative_to(html).as_posix() for p in html.rglob('*.html') if not p.relative_to(html).parts[0].startswith('_')
@@ -73,6 +119,7 @@ def test_site_in_chromium(site):
                 if not (html / unquote(target)).exists(): dead.append(href)
             if errors or bad_imgs or raw or dead:
                 problems.append(f'{name}: console {errors[:3]}, images {bad_imgs[:3]}, raw math {raw}, dead links {dead[:3]}')
+            problems += [f'{name}: {p}' for p in layout_problems(html, name, page)]
             if name in ('index.html', '04_gather_kernels.html'):
                 page.screenshot(path=str(SHOTS / name.replace('.html', '.png')), full_page=False)
         browser.close()
@@ -91,3 +138,38 @@ def test_math_is_typeset_and_api_pages_list_every_public_name(site):
         missing = [n for n in getattr(mod, '__all__', []) if not n.startswith('_') and n not in text]
         assert not missing, f'{page.name} lacks {missing}'
     assert len(list((html / 'api').glob('resize_nearest*.html'))) >= 15
+
+
+def test_the_layout_checks_catch_what_they_check(site):
+    "A page made to break each rule once: every rule reports it, and the real home page passes them."
+    from playwright.sync_api import sync_playwright
+    html, base = site
+    figure = next((html / '_images').glob('07_gathered*.png')).name
+    broken = (f'<p>| a | b |<br>|---|---|</p><pre>{"x" * 400}</pre>'
+              f'<img src="_images/{figure}" style="width:100px"><p>kernel=&lt;function f at 0x7f12ab34cd&gt; '
+              'type _empty</p>')
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium(), args=['--no-sandbox'])
+        page = browser.new_page(viewport={'width': 1280, 'height': 900})
+        page.goto(base + 'index.html', wait_until='load')
+        assert layout_problems(html, 'index.html', page) == []
+        page.evaluate('html => { document.querySelector("article").innerHTML = html; }', broken)
+        page.wait_for_function('() => [...document.images].every(i => i.complete)')
+        found = layout_problems(html, 'index.html', page)
+        browser.close()
+    kinds = sorted({p.split(':')[0] for p in found})
+    assert kinds == ['illegible figure', 'internal repr', 'too wide', 'unrendered Markdown table'], found
+
+
+def test_readme_chapter_table_lists_every_chapter_by_its_title():
+    "The README's table has one row per chapter and reference page, in order, named by its title."
+    readme = (ROOT / 'README.md').read_text(encoding='utf-8')
+    table = readme[readme.index('## Read next'):]
+    linked = re.findall(r'^\| \[([^\]]+)\]\(nbs/([^)]+)\)', table, re.M)
+    chapters = sorted((ROOT / 'nbs').glob('[0-9]*.ipynb')) + sorted((ROOT / 'nbs').glob('*.md'))
+    assert [name for _, name in linked] == [p.name for p in chapters]
+    for (title, name), path in zip(linked, chapters):
+        text = path.read_text(encoding='utf-8')
+        heading = json.loads(text)['cells'][0]['source'][0] if path.suffix == '.ipynb' else text
+        words = re.sub(r'[#·`]', ' ', heading.splitlines()[0]).split()
+        assert re.sub(r'[`·]', ' ', title).split() == words, (name, title, heading)

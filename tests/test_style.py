@@ -93,7 +93,8 @@ def test_the_checks_catch_what_they_check():
 
 # --- what a reader sees: no work items in the text, no machine leftovers in the outputs ----------
 WORK_ITEMS = re.compile(
-    r"\bissues? #?\d+\b|\bthe issue's\b|\bof the issue\b|\bgoals? \d\b|\bNOT met\b|\bthe \d+x claim\b",
+    r"\bissues? #?\d+\b|\bthe issue's\b|\bof the issue\b|\bgoals? \d\b|\bNOT met\b|\bthe \d+x claim\b"
+    r"|\bthe goal\b|\bgoal shape\b|\byardstick\b",
     re.IGNORECASE,
 )
 LEFTOVERS = re.compile(r"/tmp/|pytest-of-|ipython-input-|<ipython|/work/main|/root/")
@@ -126,9 +127,19 @@ def test_notebooks_speak_to_readers(notebook):
     assert not found, '\n'.join(found)
 
 
+@pytest.mark.parametrize('page', sorted((ROOT / 'nbs').glob('*.md')), ids=lambda p: p.name)
+def test_reference_pages_speak_to_readers(page):
+    "The Markdown pages beside the chapters: no work items, no machine paths, lines within 100 columns."
+    text = page.read_text(encoding='utf-8')
+    found = work_items(text, page.name) + leftovers(text, page.name)
+    found += [f'{page.name}:{n}: {len(l)} columns' for n, l in enumerate(text.splitlines(), 1)
+              if len(l) > 100 and not l.startswith('|')]
+    assert not found, '\n'.join(found)
+
+
 def test_the_reader_checks_catch_what_they_check():
-    found = work_items("as issue 12 asked; the issue's goal", 'm')
-    assert found == ["m: 'issue 12'", "m: \"the issue's\""]
+    found = work_items("as issue 12 asked; the issue's goal; the goal shape, the yardstick", 'm')
+    assert found == ["m: 'issue 12'", "m: \"the issue's\"", "m: 'the goal'", "m: 'yardstick'"]
     assert work_items('an issue with casts; 12 issues of rounding', 'm') == []
     assert leftovers('File "<ipython-input-1-abc>", /tmp/tmpq1/x.png', 'o') == [
         "o: '<ipython'", "o: '/tmp/'"]

@@ -3,71 +3,174 @@
 
 Usage: python tools/build_docs.py [--src _site/src] [--out _site/html]
 Every notebook becomes a page in chapter order, with its outputs, figures and math (MathJax served from the
-installed django-static-mathjax package: no CDN); `#| hide` cells are dropped and the other nbdev directives
-stripped, so `#| export` cells show as code; nbs/index.ipynb (the README's source) is the home page; one API
-reference page per module is generated from the exported code (signatures, docstrings, parameter comments).
+installed django-static-mathjax package: no CDN); `#| hide` cells are dropped, an `#| echo: false` cell shows
+as its Markdown output, and the other nbdev directives are stripped, so `#| export` cells show as code.
+Markdown outputs (the tables cells print) are parsed as MyST, so they are HTML tables. nbs/index.ipynb
+(the README's source) is the home page; nbs/*.md (the compiler contract) are reference pages; one API page
+per module is generated from the exported code: signatures with readable defaults, docstrings, parameter
+tables, and module values with names instead of reprs that hold machine addresses. The CSS gives the text
+column 100 columns of code at a 1280-pixel window (tests/test_docs.py measures it).
 """
-import argparse, importlib, inspect, json, re, shutil, subprocess, sys
+import argparse, importlib, inspect, json, pprint, re, shutil, subprocess, sys, textwrap
 from pathlib import Path
 from fastcore.docments import docments
 
 ROOT = Path(__file__).resolve().parent.parent
 SKIP_DIRECTIVES = ('hide', 'default_exp')
 
-def directives(src:str)->list:
+def directives(src: str) -> list:
     return [l[3:].strip().split()[0] for l in src.splitlines() if l.startswith('#|') and l[3:].strip()]
 
-def stage_notebook(path:Path, dest:Path, extra_md:str=''):
-    "Copy a notebook for the site: hidden cells out, directive lines out, links and figure paths rewritten."
+
+def site_links(text: str) -> str:
+    "Links written for the repository (README at the root, figures beside nbs/) as the site needs them."
+    text = re.sub(r'\]\(nbs/([^)]+)\.(ipynb|md)\)', r'](\1.\2)', text)
+    return text.replace('../figures/', 'figures/')
+
+
+def echoed_output(cell) -> dict:
+    "An `#| echo: false` cell as the Markdown cell its output is (the README shows it the same way)."
+    texts = [''.join(o['data']['text/markdown']) for o in cell.get('outputs', [])
+             if 'text/markdown' in o.get('data', {})]
+    return {'cell_type': 'markdown', 'id': cell.get('id', 'echo'), 'metadata': {},
+            'source': site_links('\n\n'.join(texts))}
+
+
+def staged_cell(cell):
+    "One cell as the site shows it, or None: hidden cells out, directive lines out, links rewritten."
+    src = ''.join(cell['source'])
+    if cell['cell_type'] != 'code':
+        cell['source'] = site_links(src)
+        return cell
+    if set(directives(src)) & set(SKIP_DIRECTIVES) or not src.strip():
+        return None
+    if re.search(r'^#\|\s*echo:\s*false', src, re.M):
+        return echoed_output(cell)
+    src = '\n'.join(l for l in src.splitlines() if not l.startswith('#|')).strip('\n')
+    if not src:
+        return None
+    cell['source'] = src.replace('../figures/', 'figures/')
+    for output in cell.get('outputs', []):  # figure links inside Markdown outputs
+        data = output.get('data', {})
+        if 'text/markdown' in data:
+            data['text/markdown'] = site_links(''.join(data['text/markdown']))
+    return cell
+
+
+def stage_notebook(path: Path, dest: Path, extra_md: str = ''):
+    "Copy a notebook for the site, every cell as `staged_cell` makes it, `extra_md` appended."
     nb = json.loads(path.read_text())
-    cells = []
-    for c in nb['cells']:
-        src = ''.join(c['source'])
-        if c['cell_type'] == 'code':
-            if set(directives(src)) & set(SKIP_DIRECTIVES) or not src.strip(): continue
-            src = '\n'.join(l for l in src.splitlines() if not l.startswith('#|')).strip('\n')
-            if not src: continue
-        else:
-            src = re.sub(r'\]\(nbs/([^)]+)\.ipynb\)', r'](\1.ipynb)', src)
-        src = src.replace('../figures/', 'figures/')
-        c['source'] = src
-        for o in c.get('outputs', []):                            # figure links inside Markdown outputs
-            if 'text/markdown' in o.get('data', {}):
-                o['data']['text/markdown'] = ''.join(o['data']['text/markdown']).replace('../figures/', 'figures/')
-        cells.append(c)
-    if extra_md: cells.append({'cell_type': 'markdown', 'id': 'site-toc', 'metadata': {}, 'source': extra_md})
+    cells = [c for c in map(staged_cell, nb['cells']) if c is not None]
+    if extra_md:
+        cells.append({'cell_type': 'markdown', 'id': 'site-toc', 'metadata': {}, 'source': extra_md})
     nb['cells'] = cells
     dest.write_text(json.dumps(nb))
 
-def public_names(mod)->list:
+
+def public_names(mod) -> list:
     return [n for n in getattr(mod, '__all__', []) if not n.startswith('_')]
 
-def api_page(modname:str)->str:
+
+# reprs name what they show: '<function f at 0x7f...>' -> 'f', "<class 'numpy.float32'>" -> 'numpy.float32'
+READABLE = ((re.compile(r'<function (\S+) at 0x[0-9a-f]+>'), r'\1'),
+            (re.compile(r'<functools\._lru_cache_wrapper object at 0x[0-9a-f]+>'), 'cached function'),
+            (re.compile(r'<(\S+) object at 0x[0-9a-f]+>'), r'\1 instance'),
+            (re.compile(r"<class '([^']+)'>"), r'\1'),
+            (re.compile(r"<enum '([^']+)'>"), r'\1'),
+            (re.compile(r'<([\w.]+): [^>]*>'), r'\1'))
+
+
+def readable(text: str) -> str:
+    "A repr with machine addresses and class brackets replaced by names."
+    for pattern, replacement in READABLE:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def value_lines(value, width: int) -> list:
+    "A value's readable text in lines of at most `width` columns; a dict gets one line per entry."
+    if isinstance(value, dict) and value:
+        entries = [f'{key!r}: {readable(repr(item))},' for key, item in value.items()]
+        return ['{'] + [textwrap.shorten(e, width - 4, placeholder=' …') for e in entries] + ['}']
+    lines = readable(pprint.pformat(value, width=width, compact=True)).splitlines()
+    return [textwrap.shorten(l, width, placeholder=' …') for l in lines]
+
+
+def value_block(name: str, value, max_lines: int = 12) -> str:
+    "A module-level value as a Python block, at most `max_lines` lines of at most 96 columns."
+    if inspect.ismodule(value):
+        return f'```python\n{name}  # module {value.__name__}\n```'
+    lines = value_lines(value, 92 - len(name))
+    indent = ' ' * (len(name) + 3)  # continuation lines start under the value's first character
+    if lines[0] == '{':
+        lines, indent = ['{'] + ['    ' + l for l in lines[1:-1]] + ['}'], ''
+    if len(lines) > max_lines:
+        lines = lines[:max_lines - 1] + [f'    …  ({len(lines) - max_lines + 1} more lines)'] + lines[-1:]
+    return '```python\n' + f'{name} = ' + f'\n{indent}'.join(lines) + '\n```'
+
+
+def signature_block(kind: str, name: str, obj) -> str:
+    "The signature as a Python block: on one line when it fits 96 columns, else one parameter per line."
+    try:
+        sig = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return f'```python\n{kind} {name}(...)\n```'
+    # a long default (a tuple of benchmark cases) is cut here; the parameter table holds it whole
+    params = [textwrap.shorten(readable(str(p)), 88, placeholder=' …') for p in sig.parameters.values()]
+    ret = '' if sig.return_annotation is inspect.Signature.empty else \
+        ' -> ' + readable(inspect.formatannotation(sig.return_annotation))
+    one_line = f'{kind} {name}(' + ', '.join(params) + ')' + ret
+    if len(one_line) <= 96:
+        return f'```python\n{one_line}\n```'
+    body = ''.join(f'    {p},\n' for p in params)
+    return f'```python\n{kind} {name}(\n{body}){ret}\n```'
+
+
+def prose(text: str) -> str:
+    "A docstring as Markdown text: `code` kept, other characters Markdown or MyST would read escaped."
+    parts = re.split(r'(`[^`]*`)', text or '')
+    return ''.join(p if p.startswith('`') else re.sub(r'([*_$<\[\]|\\])', r'\\\1', p)
+                   for p in parts)
+
+
+def parameter_rows(obj) -> list:
+    "Markdown rows (parameter, type, default, meaning) for the parameters with a type or a comment."
+    try:
+        params = docments(obj, full=True)
+    except Exception:  # classes without an inspectable __init__, builtins: no table
+        return []
+    rows = []
+    for key, info in params.items():
+        anno, comment = info.get('anno', inspect.Parameter.empty), info.get('docment') or ''
+        if key == 'return' or (anno is inspect.Parameter.empty and not comment):
+            continue
+        shown_anno = '' if anno is inspect.Parameter.empty else readable(inspect.formatannotation(anno))
+        default = info.get('default', inspect.Parameter.empty)
+        shown_default = '(required)' if default is inspect.Parameter.empty else f'`{readable(repr(default))}`'
+        rows.append(f'| `{key}` | {prose(shown_anno)} | {shown_default} | {prose(comment)} |')
+    return ['| parameter | type | default | meaning |', '|---|---|---|---|'] + rows if rows else []
+
+
+def api_entry(name: str, obj) -> list:
+    "The lines of one public name: signature, docstring and parameter table, or its value."
+    function = inspect.unwrap(obj) if callable(obj) else obj
+    if not (inspect.isfunction(function) or inspect.isclass(function)):
+        return [f'## `{name}`', '', value_block(name, obj), '']
+    kind = 'class' if inspect.isclass(function) else 'function'
+    lines = [f'## `{name}`', '', signature_block(kind, name, function), '',
+             prose(inspect.getdoc(function)), '']
+    rows = parameter_rows(function)
+    return lines + rows + ([''] if rows else [])
+
+
+def api_page(modname: str) -> str:
     "MyST Markdown for one module: every public name with its signature, docstring and parameter comments."
     mod = importlib.import_module(modname)
-    lines = [f'# `{modname}`', '', (mod.__doc__ or '').strip(), '']
+    lines = [f'# `{modname}`', '', prose((mod.__doc__ or '').strip()), '']
     for name in public_names(mod):
-        obj = getattr(mod, name)
-        if inspect.isfunction(obj) or inspect.isclass(obj):
-            try: sig = str(inspect.signature(obj))
-            except (TypeError, ValueError): sig = '(...)'
-            kind = 'class' if inspect.isclass(obj) else 'function'
-            lines += [f'## `{name}`', '', f'```python\n{kind} {name}{sig}\n```', '', inspect.getdoc(obj) or '', '']
-            try: d = docments(obj, full=True)
-            except Exception: d = {}
-            rows = [(k, v) for k, v in d.items() if k != 'return' and (v.get('docment') or v.get('anno') not in (None, inspect._empty))]
-            if rows:
-                lines += ['| parameter | type | default | meaning |', '|---|---|---|---|']
-                for k, v in rows:
-                    anno = getattr(v.get('anno'), '__name__', v.get('anno'))
-                    anno = '' if anno in (None, inspect._empty) else anno
-                    default = '' if v.get('default') is inspect._empty else repr(v.get('default'))
-                    lines.append(f"| `{k}` | {str(anno).replace('|', '/')} | `{default}` | {(v.get('docment') or '').replace('|', '/')} |")
-                lines.append('')
-        else:
-            shown = f'module {obj.__name__}' if inspect.ismodule(obj) else repr(obj)[:200]   # no machine paths in the site
-            lines += [f'## `{name}`', '', f'`{name} = {shown}`', '']
+        lines += api_entry(name, getattr(mod, name))
     return '\n'.join(lines)
+
 
 def modules()->list:
     pkg = ROOT / 'resize_nearest'
@@ -83,42 +186,92 @@ project = 'resize_nearest'
 author = 'resize_nearest developers'
 extensions = ['myst_nb']
 nb_execution_mode = 'off'
+nb_render_markdown_format = 'myst'   # Markdown outputs (the tables cells print) parsed as MyST: tables are HTML
 myst_enable_extensions = ['dollarmath', 'amsmath']
 html_theme = 'sphinx_book_theme'
 html_title = 'resize_nearest'
 html_static_path = ['_static']
+html_css_files = ['site.css']
 mathjax_path = 'mathjax/es5/tex-chtml.js'      # served from the site itself (django-static-mathjax), no CDN
-html_theme_options = {'show_toc_level': 2}
+html_theme_options = {'show_toc_level': 2, 'secondary_sidebar_items': []}   # the width goes to the text
 html_context = {'default_mode': 'light'}
 html_favicon = 'figures/02a_tile_model.png'       # a declared icon: browsers then do not ask for /favicon.ico
 exclude_patterns = ['_build']
 suppress_warnings = ['myst.header', 'mystnb.unknown_mime_type', 'misc.highlighting_failure']
 '''
 
+# The article gets the page's width (the page table of contents is in the header's menu), code is set at
+# a size where 100 columns, the width of every code line, fit in it, and printed outputs that hold
+# sentences (error messages) wrap at the column instead of scrolling; tables of numbers are never that wide.
+SITE_CSS = """
+.bd-page-width { max-width: 100%; }
+.bd-main .bd-content .bd-article-container { max-width: 100%; }
+div.highlight pre { font-size: 12.5px; line-height: 1.45; }
+div.cell_output div.highlight pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+div.cell_output table { font-size: 12.5px; }
+article table { max-width: 100%; }
+article table td, article table th { overflow-wrap: break-word; padding: 0.2em 0.4em; }
+article table code, article table code .pre { white-space: normal; overflow-wrap: anywhere; }
+div.cell_output table td, div.cell_output table th { overflow-wrap: anywhere; }
+div.cell_output img, article img { max-width: 100%; height: auto; }
+"""
+
+
+def toctree(caption: str, entries) -> str:
+    return f'```{{toctree}}\n:hidden:\n:maxdepth: 1\n:caption: {caption}\n\n' + '\n'.join(entries) + '\n```\n\n'
+
+
+def stage_pages(src: Path, chapters: list, pages: list):
+    "The home page with the table of contents, every chapter, the Markdown pages and the figures."
+    toc = toctree('Chapters', [p.stem for p in chapters])
+    toc += toctree('Reference', [p.stem for p in pages] + ['api/index'])
+    stage_notebook(ROOT / 'nbs' / 'index.ipynb', src / 'index.ipynb', toc)
+    for path in chapters:
+        stage_notebook(path, src / path.name)
+    for path in pages:
+        (src / path.name).write_text(site_links(path.read_text()))
+    shutil.copytree(ROOT / 'figures', src / 'figures')
+
+
+def stage_api(src: Path) -> list:
+    "One API page per module and their index; returns the module names."
+    (src / 'api').mkdir()
+    mods = modules()
+    for mod in mods:
+        (src / 'api' / f'{mod}.md').write_text(api_page(mod))
+    index = '# API reference\n\nOne page per module, generated from the exported code.\n\n'
+    (src / 'api' / 'index.md').write_text(index + toctree('Modules', mods).replace(':hidden:\n', ''))
+    return mods
+
+
+def stage_static(src: Path):
+    "MathJax (from the installed django-static-mathjax: no CDN), the site's CSS and conf.py."
+    import mathjax
+    es5 = Path(mathjax.__file__).parent / 'static' / 'mathjax' / 'es5'
+    shutil.copytree(es5, src / '_static' / 'mathjax' / 'es5', ignore=shutil.ignore_patterns('*.map'))
+    (src / '_static' / 'site.css').write_text(SITE_CSS)
+    (src / 'conf.py').write_text(CONF)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--src', type=Path, default=ROOT / '_site' / 'src')
-    ap.add_argument('--out', type=Path, default=ROOT / '_site' / 'html')   # MyST-NB also writes <out>/../jupyter_execute: keep both inside _site
-    a = ap.parse_args()
-    import mathjax                                              # django-static-mathjax
-    shutil.rmtree(a.src, ignore_errors=True); a.src.mkdir(parents=True)
-    nbs = sorted(p for p in (ROOT / 'nbs').glob('[0-9]*.ipynb'))
-    toc = '```{toctree}\n:hidden:\n:maxdepth: 1\n:caption: Chapters\n\n' + '\n'.join(p.stem for p in nbs) + '\n```\n\n' \
-          '```{toctree}\n:hidden:\n:maxdepth: 1\n:caption: Reference\n\napi/index\n```\n'
-    stage_notebook(ROOT / 'nbs' / 'index.ipynb', a.src / 'index.ipynb', toc)
-    for p in nbs: stage_notebook(p, a.src / p.name)
-    shutil.copytree(ROOT / 'figures', a.src / 'figures')
-    (a.src / 'api').mkdir()
-    mods = modules()
-    for m in mods: (a.src / 'api' / f'{m}.md').write_text(api_page(m))
-    (a.src / 'api' / 'index.md').write_text('# API reference\n\nOne page per module, generated from the exported code.\n\n```{toctree}\n:maxdepth: 1\n\n'
-                                            + '\n'.join(mods) + '\n```\n')
-    static = a.src / '_static' / 'mathjax'
-    mj = Path(mathjax.__file__).parent / 'static' / 'mathjax' / 'es5'
-    shutil.copytree(mj, static / 'es5', ignore=shutil.ignore_patterns('*.map'))
-    (a.src / 'conf.py').write_text(CONF)
-    r = subprocess.run([sys.executable, '-m', 'sphinx', '-b', 'html', '-q', '-j', '2', str(a.src), str(a.out)], cwd=ROOT)
-    if r.returncode: sys.exit(f'sphinx failed with status {r.returncode}')
-    print(f'site written to {a.out} ({len(nbs) + 1} chapter pages, {len(mods)} API pages); open {a.out / "index.html"}')
+    # MyST-NB also writes <out>/../jupyter_execute: keep both inside _site
+    ap.add_argument('--out', type=Path, default=ROOT / '_site' / 'html')
+    args = ap.parse_args()
+    shutil.rmtree(args.src, ignore_errors=True)
+    args.src.mkdir(parents=True)
+    chapters = sorted((ROOT / 'nbs').glob('[0-9]*.ipynb'))
+    pages = sorted((ROOT / 'nbs').glob('*.md'))
+    stage_pages(args.src, chapters, pages)
+    mods = stage_api(args.src)
+    stage_static(args.src)
+    sphinx = [sys.executable, '-m', 'sphinx', '-b', 'html', '-q', '-j', '2', str(args.src), str(args.out)]
+    if subprocess.run(sphinx, cwd=ROOT).returncode:
+        sys.exit('sphinx failed')
+    print(f'site written to {args.out} ({len(chapters) + 1} chapter pages, {len(pages)} reference '
+          f'pages, {len(mods)} API pages); open {args.out / "index.html"}')
 
-if __name__ == '__main__': main()
+
+if __name__ == '__main__':
+    main()

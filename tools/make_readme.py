@@ -1,8 +1,10 @@
 #!/usr/bin/env python
 """Build README.md from nbs/index.ipynb without Quarto (which cannot be installed offline).
 
-Drops cells marked `#| hide` or `#| exporti` and cells holding only directives, strips the remaining `#|` directive lines, keeps outputs,
-and rewrites image links `../figures/` -> `figures/` so they resolve from the repository root.
+Drops cells marked `#| hide` or `#| exporti` and cells holding only directives, strips the remaining
+`#|` directive lines, keeps outputs, shows a cell marked `#| echo: false` (the chapter table, generated
+from the notebooks' titles and summaries) as its Markdown output only, and rewrites image links
+`../figures/` -> `figures/` so they resolve from the repository root.
 """
 from pathlib import Path
 import nbformat
@@ -11,6 +13,12 @@ from nbdev.process import extract_directives
 
 ROOT = Path(__file__).resolve().parent.parent
 
+def echoed(cell):
+    "An `#| echo: false` cell as the Markdown cell its output is."
+    texts = [o.data['text/markdown'] for o in cell.outputs if 'text/markdown' in o.get('data', {})]
+    return nbformat.v4.new_markdown_cell('\n\n'.join(texts))
+
+
 def main():
     nb = nbformat.read(ROOT/'nbs'/'index.ipynb', as_version=4)
     keep = []
@@ -18,6 +26,7 @@ def main():
         if c.cell_type == 'code':
             d = extract_directives(c, remove=True)
             if {'hide', 'exporti', 'default_exp'} & d.keys() or not c.source.strip(): continue
+            if d.get('echo:', [''])[0].lower() == 'false': c = echoed(c)
         keep.append(c)
     nb.cells = keep
     nb.metadata['language_info'] = {'name': 'python'}   # nbdev_clean strips it; it tags the code blocks

@@ -10,7 +10,7 @@ __all__ = ['OPS', 'engine', 'oob_mode', 'dge_mode', 'cast_rounding', 'current_ro
            'memset', 'nc_n_gather', 'dma_copy']
 
 # %% ../../nbs/02b_nki_isa.ipynb #02b-003
-import contextlib, contextvars
+import contextlib, contextvars, itertools, weakref
 import numpy as np
 from enum import IntEnum
 from numbers import Integral, Real
@@ -165,6 +165,38 @@ def _no_psum_on_gpsimd(what, *tiles):
         if t.buffer.kind == 'psum':
             refuse('gpsimd-psum', f'{what} on GpSimd with {t.name} in PSUM')
 
+# %% ../../nbs/02b_nki_isa.ipynb #02b-010-s0-2
+_TRACE_NAMES = weakref.WeakKeyDictionary()  # Storage -> its name in traces (dies with it)
+_TRACE_SERIAL = itertools.count()
+
+
+def _trace_name(x) -> str:
+    "The name traces give the storage behind tensor or access pattern `x`: its name and a serial."
+    storage = x.storage
+    if storage not in _TRACE_NAMES:
+        _TRACE_NAMES[storage] = f'{storage.name}#{next(_TRACE_SERIAL)}'
+    return _TRACE_NAMES[storage]
+
+
+def _data_flow(dst, *sources, **more) -> dict:
+    """Trace info of one instruction, only while a trace is recorded: the storages it `reads`
+    (tensors, access patterns and their row offsets among `sources`), the one it `writes` (dst's)
+    and the `scalars` among `sources` (None is skipped); `more` is added as given."""
+    if STATS.trace is None:
+        return {}
+    reads, scalars = [], []
+    for x in (dst, *sources):  # an indirect side reads its row offsets
+        offsets = getattr(x, 'vector_offset', None)
+        if offsets is not None:
+            reads.append(_trace_name(offsets))
+    for x in sources:
+        if isinstance(x, (Tensor, AccessPattern)):
+            reads.append(_trace_name(x))
+        elif isinstance(x, (Real, np.number)):
+            scalars.append(x.item() if isinstance(x, np.number) else x)
+    reads = tuple(dict.fromkeys(reads))  # each storage once, in the order first read
+    return dict(reads=reads, writes=_trace_name(dst), scalars=tuple(scalars), **more)
+
 # %% ../../nbs/02b_nki_isa.ipynb #02b-010-s2
 def iota(dst, pattern, offset=0, channel_multiplier=0, name=None):
     """dst[c, i...] = offset + c*channel_multiplier + Σ i_k*step_k, in 32-bit integer arithmetic,
@@ -189,7 +221,14 @@ def iota(dst, pattern, offset=0, channel_multiplier=0, name=None):
     )
     v = v.astype(np.int32)  # 32-bit integer arithmetic
     write(dst, v if dst.dtype == int32 else cast_to(to_f32(v), dst.dtype))
-    STATS.record('gpsimd', 'iota', elements=dst.size, shape=dst.shape, name=name)
+    STATS.record(
+        'gpsimd',
+        'iota',
+        elements=dst.size,
+        shape=dst.shape,
+        name=name,
+        **_data_flow(dst, int(offset)),
+    )
 
 # %% ../../nbs/02b_nki_isa.ipynb #02b-010-s5
 def _operand(x, dst, arg):
@@ -234,7 +273,12 @@ def tensor_scalar(
     write(dst, cast_to(r, dst.dtype))
     op_name = op0.name if isinstance(op0, Op) else op0
     STATS.record(
-        _engine(engine, 'vector'), 'tensor_scalar', elements=dst.size, op=op_name, name=name
+        _engine(engine, 'vector'),
+        'tensor_scalar',
+        elements=dst.size,
+        op=op_name,
+        name=name,
+        **_data_flow(dst, data, operand0, operand1, op1=getattr(op1, 'name', op1)),
     )
 
 
@@ -272,7 +316,14 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None):
         write(dst, _int_exact(op, read(data1), read(data2), dst.dtype))
     else:
         write(dst, cast_to(op.fn(to_f32(read(data1)), to_f32(read(data2))), dst.dtype))
-    STATS.record(where, 'tensor_tensor', elements=dst.size, op=op.name, name=name)
+    STATS.record(
+        where,
+        'tensor_tensor',
+        elements=dst.size,
+        op=op.name,
+        name=name,
+        **_data_flow(dst, data1, data2),
+    )
 
 # %% ../../nbs/02b_nki_isa.ipynb #02b-010-s11
 def tensor_copy(dst, src, engine=engine.unknown, name=None):
@@ -284,7 +335,13 @@ def tensor_copy(dst, src, engine=engine.unknown, name=None):
         _no_psum_on_gpsimd('tensor_copy', dst, src)
     v = read(src)
     write(dst, v if src.dtype == dst.dtype else cast_to(to_f32(v), dst.dtype))
-    STATS.record(_engine(engine, 'vector'), 'tensor_copy', elements=dst.size, name=name)
+    STATS.record(
+        _engine(engine, 'vector'),
+        'tensor_copy',
+        elements=dst.size,
+        name=name,
+        **_data_flow(dst, src),
+    )
 
 
 def memset(dst, value, engine=engine.unknown, name=None):
@@ -299,7 +356,13 @@ def memset(dst, value, engine=engine.unknown, name=None):
         dst,
         v.astype(dst.dtype) if dst.dtype.kind in 'iu' else cast_to(v.astype(np.float32), dst.dtype),
     )
-    STATS.record(_engine(engine, 'vector'), 'memset', elements=dst.size, name=name)
+    STATS.record(
+        _engine(engine, 'vector'),
+        'memset',
+        elements=dst.size,
+        name=name,
+        **_data_flow(dst, value),
+    )
 
 # %% ../../nbs/02b_nki_isa.ipynb #02b-010-s11-2
 def nc_n_gather(dst, data, indices, name=None):
@@ -335,7 +398,13 @@ def nc_n_gather(dst, data, indices, name=None):
         )
     v = np.take_along_axis(read(data).reshape(p, per), idx, axis=1)
     write(dst, v.reshape(dst.shape))
-    STATS.record('gpsimd', 'nc_n_gather', elements=dst.size, name=name)
+    STATS.record(
+        'gpsimd',
+        'nc_n_gather',
+        elements=dst.size,
+        name=name,
+        **_data_flow(dst, data, indices),
+    )
 
 # %% ../../nbs/02b_nki_isa.ipynb #02b-012
 def _side(x, arg):
@@ -402,7 +471,12 @@ def _bulk_copy(dst, src, name) -> bool:
         whole=do == 0 and contiguous_run(dd) == total == dst.storage.data.size,
     )
     run = min(contiguous_run(sd), contiguous_run(dd))
-    STATS.record_dma({run * src.dtype.itemsize: total // run}, indirect=False, name=name)
+    STATS.record_dma(
+        {run * src.dtype.itemsize: total // run},
+        indirect=False,
+        name=name,
+        **_data_flow(dst, src),
+    )
     return True
 
 
@@ -437,14 +511,14 @@ def _gathered_rows(src, start_row, oob):
     return rows, valid
 
 
-def _record_gather(src_rows, valid, rowstride, width, itemsize, name):
+def _record_gather(src_rows, valid, rowstride, width, itemsize, info):
     "Descriptors: runs of rows whose pieces follow each other in both the table and the tile."
     src_start = src_rows * rowstride
     dst_start = np.flatnonzero(valid) * width
     cut = np.flatnonzero((np.diff(src_start) != width) | (np.diff(dst_start) != width)) + 1
     runs = np.diff(np.r_[0, cut, src_rows.size])
     histogram = _histogram(runs * width * itemsize) if src_rows.size else {}
-    STATS.record_dma(histogram, indirect=True, name=name)
+    STATS.record_dma(histogram, indirect=True, **info)
 
 
 def _bulk_gather(dst, src, oob, name) -> bool:
@@ -477,7 +551,8 @@ def _bulk_gather(dst, src, oob, name) -> bool:
         dst.storage.mark_written(rows_of, whole=whole)
     elif dst.storage.written is not None:
         rows_of(dst.storage.written)[valid] = True
-    _record_gather(rows, valid, src.rowstride, width, src.dtype.itemsize, name)
+    info = dict(name=name, **_data_flow(dst, src))
+    _record_gather(rows, valid, src.rowstride, width, src.dtype.itemsize, info)
     return True
 
 
@@ -547,6 +622,7 @@ def dma_copy(
         _histogram(_run_lengths(si2, di2) * src.dtype.itemsize),
         indirect=svalid is not None or dvalid is not None,
         name=name,
+        **_data_flow(dst, src),
     )
 
 
