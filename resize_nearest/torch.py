@@ -350,7 +350,8 @@ def interpolate_nearest(
     backend: str = None,
 ) -> torch.Tensor:
     """F.interpolate(mode='nearest' or 'nearest-exact') with every source index exact: (d*in)//out
-    for sizes, floor(d/scale) for scale factors, with d + 1/2 for nearest-exact (see the table)."""
+    for sizes, floor(d/scale) for scale factors, with d + 1/2 for nearest-exact (the
+    table in chapter 14)."""
     args = (size, scale_factor, align_corners, recompute_scale_factor, antialias)
     if backend is None and not torch.compiler.is_compiling() and type(input) is torch.Tensor:
         key = (input.shape, input.dtype, input.device, mode, _typed(args))

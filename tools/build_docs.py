@@ -109,14 +109,28 @@ def value_block(name: str, value, max_lines: int = 12) -> str:
     return '```python\n' + f'{name} = ' + f'\n{indent}'.join(lines) + '\n```'
 
 
+def parameter_texts(sig) -> list:
+    "The parameters as Python writes them, with the `/` and `*` markers; a long default cut short."
+    texts, params = [], list(sig.parameters.values())
+    kinds = [p.kind for p in params]
+    for i, param in enumerate(params):
+        if param.kind is param.KEYWORD_ONLY and param.VAR_POSITIONAL not in kinds[:i] and \
+                param.KEYWORD_ONLY not in kinds[:i]:
+            texts.append('*')
+        # a long default (a tuple of benchmark cases) is cut here; the parameter table holds it
+        texts.append(textwrap.shorten(readable(str(param)), 88, placeholder=' …'))
+        if param.kind is param.POSITIONAL_ONLY and param.POSITIONAL_ONLY not in kinds[i + 1:]:
+            texts.append('/')
+    return texts
+
+
 def signature_block(kind: str, name: str, obj) -> str:
     "The signature as a Python block: on one line when it fits 96 columns, else one parameter per line."
     try:
         sig = inspect.signature(obj)
     except (TypeError, ValueError):
         return f'```python\n{kind} {name}(...)\n```'
-    # a long default (a tuple of benchmark cases) is cut here; the parameter table holds it whole
-    params = [textwrap.shorten(readable(str(p)), 88, placeholder=' …') for p in sig.parameters.values()]
+    params = parameter_texts(sig)
     ret = '' if sig.return_annotation is inspect.Signature.empty else \
         ' -> ' + readable(inspect.formatannotation(sig.return_annotation))
     one_line = f'{kind} {name}(' + ', '.join(params) + ')' + ret
@@ -134,19 +148,21 @@ def prose(text: str) -> str:
 
 
 def parameter_rows(obj) -> list:
-    "Markdown rows (parameter, type, default, meaning) for the parameters with a type or a comment."
+    """Markdown rows (parameter, type, default, meaning) for the parameters with an annotation or a
+    comment; the type is the annotation only (never one guessed from the default)."""
     try:
-        params = docments(obj, full=True)
+        sig = inspect.signature(obj)
+        comments = {k: v.get('docment') or '' for k, v in docments(obj, full=True).items()}
     except Exception:  # classes without an inspectable __init__, builtins: no table
         return []
     rows = []
-    for key, info in params.items():
-        anno, comment = info.get('anno', inspect.Parameter.empty), info.get('docment') or ''
-        if key == 'return' or (anno is inspect.Parameter.empty and not comment):
+    for key, param in sig.parameters.items():
+        anno, comment = param.annotation, ' '.join(comments.get(key, '').split())
+        if anno is param.empty and not comment:
             continue
-        shown_anno = '' if anno is inspect.Parameter.empty else readable(inspect.formatannotation(anno))
-        default = info.get('default', inspect.Parameter.empty)
-        shown_default = '(required)' if default is inspect.Parameter.empty else f'`{readable(repr(default))}`'
+        shown_anno = '' if anno is param.empty else readable(inspect.formatannotation(anno))
+        shown_default = '(required)' if param.default is param.empty else \
+            f'`{textwrap.shorten(readable(repr(param.default)), 80, placeholder=" …")}`'
         rows.append(f'| `{key}` | {prose(shown_anno)} | {shown_default} | {prose(comment)} |')
     return ['| parameter | type | default | meaning |', '|---|---|---|---|'] + rows if rows else []
 
