@@ -2,15 +2,17 @@
 """Build the documentation site from the committed, executed notebooks (nothing is re-executed).
 
 Usage: python tools/build_docs.py [--src _site/src] [--out _site/html]
-Every notebook becomes a page in chapter order, with its outputs, figures and math (MathJax served from the
-installed django-static-mathjax package: no CDN); `#| hide` cells are dropped, an `#| echo: false` cell shows
-as its Markdown output, and the other nbdev directives are stripped, so `#| export` cells show as code.
-Markdown outputs (the tables cells print) are parsed as MyST, so they are HTML tables. nbs/index.ipynb
-(the README's source) is the home page; nbs/*.md (the compiler contract) are reference pages; one API page
-per module is generated from the exported code: signatures with readable defaults, docstrings, parameter
-tables, and module values with names instead of reprs that hold machine addresses. The CSS gives the text
-column 100 columns of code at a 1280-pixel window (tests/test_docs.py measures it).
+Every notebook becomes a page in chapter order, with its outputs, figures and math (MathJax served
+from the installed django-static-mathjax package: no CDN); `#| hide` cells are dropped, an `#| echo:
+false` cell shows as its Markdown output, and the other nbdev directives are stripped, so `#|
+export` cells show as code. Markdown outputs (the tables cells print) are parsed as MyST, so they
+are HTML tables. nbs/index.ipynb (the README's source) is the home page; nbs/*.md (the compiler
+contract) are reference pages; one API page per module is generated from the exported code:
+signatures with readable defaults, docstrings, parameter tables, and module values with names
+instead of reprs that hold machine addresses. The CSS gives the text column 100 columns of code at a
+1280-pixel window (tests/test_docs.py measures it).
 """
+
 import argparse, importlib, inspect, json, pprint, re, shutil, subprocess, sys, textwrap
 from pathlib import Path
 from fastcore.docments import docments
@@ -18,26 +20,36 @@ from fastcore.docments import docments
 ROOT = Path(__file__).resolve().parent.parent
 SKIP_DIRECTIVES = ('hide', 'default_exp')
 
+
 def directives(src: str) -> list:
-    return [l[3:].strip().split()[0] for l in src.splitlines() if l.startswith('#|') and l[3:].strip()]
+    return [
+        l[3:].strip().split()[0] for l in src.splitlines() if l.startswith('#|') and l[3:].strip()
+    ]
 
 
 def site_links(text: str) -> str:
-    "Links written for the repository (README at the root, figures beside nbs/) as the site needs them."
+    "Links written for the repository (README at the root, figures beside nbs/), as the site needs."
     text = re.sub(r'\]\(nbs/([^)]+)\.(ipynb|md)\)', r'](\1.\2)', text)
     return text.replace('../figures/', 'figures/')
 
 
 def echoed_output(cell) -> dict:
-    "An `#| echo: false` cell as the Markdown cell its output is (the README shows it the same way)."
-    texts = [''.join(o['data']['text/markdown']) for o in cell.get('outputs', [])
-             if 'text/markdown' in o.get('data', {})]
-    return {'cell_type': 'markdown', 'id': cell.get('id', 'echo'), 'metadata': {},
-            'source': site_links('\n\n'.join(texts))}
+    "An `#| echo: false` cell as the Markdown cell its output is (as the README shows it)."
+    texts = [
+        ''.join(o['data']['text/markdown'])
+        for o in cell.get('outputs', [])
+        if 'text/markdown' in o.get('data', {})
+    ]
+    return {
+        'cell_type': 'markdown',
+        'id': cell.get('id', 'echo'),
+        'metadata': {},
+        'source': site_links('\n\n'.join(texts)),
+    }
 
 
 def staged_cell(cell):
-    "One cell as the site shows it, or None: hidden cells out, directive lines out, links rewritten."
+    "One cell as the site shows it, or None: hidden cells out, directives out, links rewritten."
     src = ''.join(cell['source'])
     if cell['cell_type'] != 'code':
         cell['source'] = site_links(src)
@@ -62,7 +74,9 @@ def stage_notebook(path: Path, dest: Path, extra_md: str = ''):
     nb = json.loads(path.read_text())
     cells = [c for c in map(staged_cell, nb['cells']) if c is not None]
     if extra_md:
-        cells.append({'cell_type': 'markdown', 'id': 'site-toc', 'metadata': {}, 'source': extra_md})
+        cells.append(
+            {'cell_type': 'markdown', 'id': 'site-toc', 'metadata': {}, 'source': extra_md}
+        )
     nb['cells'] = cells
     dest.write_text(json.dumps(nb))
 
@@ -71,13 +85,16 @@ def public_names(mod) -> list:
     return [n for n in getattr(mod, '__all__', []) if not n.startswith('_')]
 
 
-# reprs name what they show: '<function f at 0x7f...>' -> 'f', "<class 'numpy.float32'>" -> 'numpy.float32'
-READABLE = ((re.compile(r'<function (\S+) at 0x[0-9a-f]+>'), r'\1'),
-            (re.compile(r'<functools\._lru_cache_wrapper object at 0x[0-9a-f]+>'), 'cached function'),
-            (re.compile(r'<(\S+) object at 0x[0-9a-f]+>'), r'\1 instance'),
-            (re.compile(r"<class '([^']+)'>"), r'\1'),
-            (re.compile(r"<enum '([^']+)'>"), r'\1'),
-            (re.compile(r'<([\w.]+): [^>]*>'), r'\1'))
+# reprs name what they show: '<function f at 0x7f...>' -> 'f',
+# "<class 'numpy.float32'>" -> 'numpy.float32'
+READABLE = (
+    (re.compile(r'<function (\S+) at 0x[0-9a-f]+>'), r'\1'),
+    (re.compile(r'<functools\._lru_cache_wrapper object at 0x[0-9a-f]+>'), 'cached function'),
+    (re.compile(r'<(\S+) object at 0x[0-9a-f]+>'), r'\1 instance'),
+    (re.compile(r"<class '([^']+)'>"), r'\1'),
+    (re.compile(r"<enum '([^']+)'>"), r'\1'),
+    (re.compile(r'<([\w.]+): [^>]*>'), r'\1'),
+)
 
 
 def readable(text: str) -> str:
@@ -105,7 +122,11 @@ def value_block(name: str, value, max_lines: int = 12) -> str:
     if lines[0] == '{':
         lines, indent = ['{'] + ['    ' + l for l in lines[1:-1]] + ['}'], ''
     if len(lines) > max_lines:
-        lines = lines[:max_lines - 1] + [f'    …  ({len(lines) - max_lines + 1} more lines)'] + lines[-1:]
+        lines = (
+            lines[: max_lines - 1]
+            + [f'    …  ({len(lines) - max_lines + 1} more lines)']
+            + lines[-1:]
+        )
     return '```python\n' + f'{name} = ' + f'\n{indent}'.join(lines) + '\n```'
 
 
@@ -114,25 +135,31 @@ def parameter_texts(sig) -> list:
     texts, params = [], list(sig.parameters.values())
     kinds = [p.kind for p in params]
     for i, param in enumerate(params):
-        if param.kind is param.KEYWORD_ONLY and param.VAR_POSITIONAL not in kinds[:i] and \
-                param.KEYWORD_ONLY not in kinds[:i]:
+        if (
+            param.kind is param.KEYWORD_ONLY
+            and param.VAR_POSITIONAL not in kinds[:i]
+            and param.KEYWORD_ONLY not in kinds[:i]
+        ):
             texts.append('*')
         # a long default (a tuple of benchmark cases) is cut here; the parameter table holds it
         texts.append(textwrap.shorten(readable(str(param)), 88, placeholder=' …'))
-        if param.kind is param.POSITIONAL_ONLY and param.POSITIONAL_ONLY not in kinds[i + 1:]:
+        if param.kind is param.POSITIONAL_ONLY and param.POSITIONAL_ONLY not in kinds[i + 1 :]:
             texts.append('/')
     return texts
 
 
 def signature_block(kind: str, name: str, obj) -> str:
-    "The signature as a Python block: on one line when it fits 96 columns, else one parameter per line."
+    "The signature as a Python block: one line if it fits 96 columns, else one parameter a line."
     try:
         sig = inspect.signature(obj)
     except (TypeError, ValueError):
         return f'```python\n{kind} {name}(...)\n```'
     params = parameter_texts(sig)
-    ret = '' if sig.return_annotation is inspect.Signature.empty else \
-        ' -> ' + readable(inspect.formatannotation(sig.return_annotation))
+    ret = (
+        ''
+        if sig.return_annotation is inspect.Signature.empty
+        else ' -> ' + readable(inspect.formatannotation(sig.return_annotation))
+    )
     one_line = f'{kind} {name}(' + ', '.join(params) + ')' + ret
     if len(one_line) <= 96:
         return f'```python\n{one_line}\n```'
@@ -141,10 +168,11 @@ def signature_block(kind: str, name: str, obj) -> str:
 
 
 def prose(text: str) -> str:
-    "A docstring as Markdown text: `code` kept, other characters Markdown or MyST would read escaped."
+    "A docstring as Markdown text: `code` kept, characters Markdown or MyST would read escaped."
     parts = re.split(r'(`[^`]*`)', text or '')
-    return ''.join(p if p.startswith('`') else re.sub(r'([*_$<\[\]|\\])', r'\\\1', p)
-                   for p in parts)
+    return ''.join(
+        p if p.startswith('`') else re.sub(r'([*_$<\[\]|\\])', r'\\\1', p) for p in parts
+    )
 
 
 def parameter_rows(obj) -> list:
@@ -161,66 +189,106 @@ def parameter_rows(obj) -> list:
         if anno is param.empty and not comment:
             continue
         shown_anno = '' if anno is param.empty else readable(inspect.formatannotation(anno))
-        shown_default = '(required)' if param.default is param.empty else \
-            f'`{textwrap.shorten(readable(repr(param.default)), 80, placeholder=" …")}`'
+        shown_default = (
+            '(required)'
+            if param.default is param.empty
+            else f'`{textwrap.shorten(readable(repr(param.default)), 80, placeholder=" …")}`'
+        )
         rows.append(f'| `{key}` | {prose(shown_anno)} | {shown_default} | {prose(comment)} |')
     return ['| parameter | type | default | meaning |', '|---|---|---|---|'] + rows if rows else []
 
 
-def api_entry(name: str, obj) -> list:
+def value_comment(mod, name: str) -> str:
+    "The comment the source gives a module-level name: the lines above its assignment, and after."
+    try:
+        lines = inspect.getsource(mod).splitlines()
+    except (OSError, TypeError):
+        return ''
+    starts = [i for i, l in enumerate(lines) if re.match(rf'{re.escape(name)}\s*(:[^=]*)?=', l)]
+    if not starts:
+        return ''
+    i = starts[0]
+    above = []
+    while i > 0 and lines[i - 1].startswith('#') and not lines[i - 1].startswith('# %%'):
+        i -= 1
+        above.insert(0, lines[i].lstrip('# '))
+    after = lines[starts[0]].split('  # ', 1)[1:]
+    return ' '.join(above + after).strip()
+
+
+def api_entry(name: str, obj, mod=None) -> list:
     "The lines of one public name: signature, docstring and parameter table, or its value."
     function = inspect.unwrap(obj) if callable(obj) else obj
     if not (inspect.isfunction(function) or inspect.isclass(function)):
-        return [f'## `{name}`', '', value_block(name, obj), '']
+        comment = prose(value_comment(mod, name)) if mod else ''
+        return [f'## `{name}`', '', value_block(name, obj), '', comment, '']
     kind = 'class' if inspect.isclass(function) else 'function'
-    lines = [f'## `{name}`', '', signature_block(kind, name, function), '',
-             prose(inspect.getdoc(function)), '']
+    lines = [
+        f'## `{name}`',
+        '',
+        signature_block(kind, name, function),
+        '',
+        prose(inspect.getdoc(function)),
+        '',
+    ]
     rows = parameter_rows(function)
     return lines + rows + ([''] if rows else [])
 
 
 def api_page(modname: str) -> str:
-    "MyST Markdown for one module: every public name with its signature, docstring and parameter comments."
+    "MyST Markdown for one module: every public name, its signature, docstring and comments."
     mod = importlib.import_module(modname)
     lines = [f'# `{modname}`', '', prose((mod.__doc__ or '').strip()), '']
     for name in public_names(mod):
-        lines += api_entry(name, getattr(mod, name))
+        lines += api_entry(name, getattr(mod, name), mod)
     return '\n'.join(lines)
 
 
-def modules()->list:
+def modules() -> list:
     pkg = ROOT / 'resize_nearest'
     mods = []
     for p in sorted(pkg.rglob('*.py')):
-        if p.name in ('_modidx.py',): continue
+        if p.name in ('_modidx.py',):
+            continue
         name = '.'.join(p.relative_to(ROOT).with_suffix('').parts).replace('.__init__', '')
-        if name != 'resize_nearest': mods.append(name)
+        if name != 'resize_nearest':
+            mods.append(name)
     return mods
+
 
 CONF = '''
 project = 'resize_nearest'
 author = 'resize_nearest developers'
 extensions = ['myst_nb']
 nb_execution_mode = 'off'
-nb_render_markdown_format = 'myst'   # Markdown outputs (the tables cells print) parsed as MyST: tables are HTML
+# Markdown outputs (the tables cells print) parsed as MyST: their tables are HTML tables
+nb_render_markdown_format = 'myst'
 myst_enable_extensions = ['dollarmath', 'amsmath']
 html_theme = 'sphinx_book_theme'
 html_title = 'resize_nearest'
 html_static_path = ['_static']
 html_css_files = ['site.css']
-mathjax_path = 'mathjax/es5/tex-chtml.js'      # served from the site itself (django-static-mathjax), no CDN
-html_theme_options = {'show_toc_level': 2, 'secondary_sidebar_items': []}   # the width goes to the text
+# served from the site itself (django-static-mathjax), no CDN
+mathjax_path = 'mathjax/es5/tex-chtml.js'
+# no secondary sidebar: its width goes to the text
+html_theme_options = {'show_toc_level': 2, 'secondary_sidebar_items': []}
 html_context = {'default_mode': 'light'}
-html_favicon = 'figures/02a_tile_model.png'       # a declared icon: browsers then do not ask for /favicon.ico
+# a declared icon: browsers then do not ask for /favicon.ico
+html_favicon = 'figures/02a_tile_model.png'
 exclude_patterns = ['_build']
 suppress_warnings = ['myst.header', 'mystnb.unknown_mime_type', 'misc.highlighting_failure']
 '''
 
-# The article gets the page's width (the page table of contents is in the header's menu), code is set at
+# The article gets the page's width (the page table of contents is in the header's menu), code is
+# set at
 # a size where 100 columns, the width of every code line, fit in it, and printed outputs that hold
-# sentences (error messages) wrap at the column instead of scrolling; tables of numbers are never that wide.
+# sentences (error messages) wrap at the column instead of scrolling; tables of numbers are never
+# that wide.
 SITE_CSS = """
 .bd-page-width { max-width: 100%; }
+.bd-sidebar-primary code { font-size: 0.7em; }   /* module names fit the sidebar */
+.bd-sidebar-primary code, .bd-sidebar-primary code .pre {
+  white-space: normal; overflow-wrap: anywhere; }
 .bd-main .bd-content .bd-article-container { max-width: 100%; }
 div.highlight pre { font-size: 12.5px; line-height: 1.45; }
 div.cell_output div.highlight pre { white-space: pre-wrap; overflow-wrap: anywhere; }
@@ -234,7 +302,11 @@ div.cell_output img, article img { max-width: 100%; height: auto; }
 
 
 def toctree(caption: str, entries) -> str:
-    return f'```{{toctree}}\n:hidden:\n:maxdepth: 1\n:caption: {caption}\n\n' + '\n'.join(entries) + '\n```\n\n'
+    return (
+        f'```{{toctree}}\n:hidden:\n:maxdepth: 1\n:caption: {caption}\n\n'
+        + '\n'.join(entries)
+        + '\n```\n\n'
+    )
 
 
 def stage_pages(src: Path, chapters: list, pages: list):
@@ -256,15 +328,20 @@ def stage_api(src: Path) -> list:
     for mod in mods:
         (src / 'api' / f'{mod}.md').write_text(api_page(mod))
     index = '# API reference\n\nOne page per module, generated from the exported code.\n\n'
-    (src / 'api' / 'index.md').write_text(index + toctree('Modules', mods).replace(':hidden:\n', ''))
+    (src / 'api' / 'index.md').write_text(
+        index + toctree('Modules', mods).replace(':hidden:\n', '')
+    )
     return mods
 
 
 def stage_static(src: Path):
     "MathJax (from the installed django-static-mathjax: no CDN), the site's CSS and conf.py."
     import mathjax
+
     es5 = Path(mathjax.__file__).parent / 'static' / 'mathjax' / 'es5'
-    shutil.copytree(es5, src / '_static' / 'mathjax' / 'es5', ignore=shutil.ignore_patterns('*.map'))
+    shutil.copytree(
+        es5, src / '_static' / 'mathjax' / 'es5', ignore=shutil.ignore_patterns('*.map')
+    )
     (src / '_static' / 'site.css').write_text(SITE_CSS)
     (src / 'conf.py').write_text(CONF)
 
@@ -282,11 +359,24 @@ def main():
     stage_pages(args.src, chapters, pages)
     mods = stage_api(args.src)
     stage_static(args.src)
-    sphinx = [sys.executable, '-m', 'sphinx', '-b', 'html', '-q', '-j', '2', str(args.src), str(args.out)]
+    sphinx = [
+        sys.executable,
+        '-m',
+        'sphinx',
+        '-b',
+        'html',
+        '-q',
+        '-j',
+        '2',
+        str(args.src),
+        str(args.out),
+    ]
     if subprocess.run(sphinx, cwd=ROOT).returncode:
         sys.exit('sphinx failed')
-    print(f'site written to {args.out} ({len(chapters) + 1} chapter pages, {len(pages)} reference '
-          f'pages, {len(mods)} API pages); open {args.out / "index.html"}')
+    print(
+        f'site written to {args.out} ({len(chapters) + 1} chapter pages, {len(pages)} reference '
+        f'pages, {len(mods)} API pages); open {args.out / "index.html"}'
+    )
 
 
 if __name__ == '__main__':
