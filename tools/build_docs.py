@@ -108,7 +108,8 @@ def value_lines(value, width: int) -> list:
     "A value's readable text in lines of at most `width` columns; a dict gets one line per entry."
     if isinstance(value, dict) and value:
         entries = [f'{key!r}: {readable(repr(item))},' for key, item in value.items()]
-        return ['{'] + [textwrap.shorten(e, width - 4, placeholder=' …') for e in entries] + ['}']
+        shortened = [textwrap.shorten(e, width - 4, placeholder=' …') for e in entries]
+        return ['{'] + ['    ' + e for e in shortened] + ['}']
     lines = readable(pprint.pformat(value, width=width, compact=True)).splitlines()
     return [textwrap.shorten(l, width, placeholder=' …') for l in lines]
 
@@ -118,9 +119,8 @@ def value_block(name: str, value, max_lines: int = 12) -> str:
     if inspect.ismodule(value):
         return f'```python\n{name}  # module {value.__name__}\n```'
     lines = value_lines(value, 92 - len(name))
-    indent = ' ' * (len(name) + 3)  # continuation lines start under the value's first character
-    if lines[0] == '{':
-        lines, indent = ['{'] + ['    ' + l for l in lines[1:-1]] + ['}'], ''
+    # a dict's entries carry their own indent; other continuation lines start under the value
+    indent = '' if isinstance(value, dict) and value else ' ' * (len(name) + 3)
     if len(lines) > max_lines:
         lines = (
             lines[: max_lines - 1]
@@ -198,12 +198,16 @@ def parameter_rows(obj) -> list:
     return ['| parameter | type | default | meaning |', '|---|---|---|---|'] + rows if rows else []
 
 
-def value_comment(mod, name: str) -> str:
-    "The comment the source gives a module-level name: the lines above its assignment, and after."
+def source_lines(mod) -> list:
+    "A module's source lines ([] when it has none to read)."
     try:
-        lines = inspect.getsource(mod).splitlines()
+        return inspect.getsource(mod).splitlines()
     except (OSError, TypeError):
-        return ''
+        return []
+
+
+def value_comment(lines: list, name: str) -> str:
+    "The comment module source `lines` give a name: the lines above its assignment, and after."
     starts = [i for i, l in enumerate(lines) if re.match(rf'{re.escape(name)}\s*(:[^=]*)?=', l)]
     if not starts:
         return ''
@@ -216,14 +220,15 @@ def value_comment(mod, name: str) -> str:
     return ' '.join(above + after).strip()
 
 
-def api_entry(name: str, obj, mod=None) -> list:
-    "The lines of one public name: signature, docstring and parameter table, or its value."
+def api_entry(name: str, obj, lines: list) -> list:
+    """The Markdown of one public name: signature, docstring and parameter table, or its value and
+    the comment its module's source `lines` give it."""
     function = inspect.unwrap(obj) if callable(obj) else obj
     if not (inspect.isfunction(function) or inspect.isclass(function)):
-        comment = prose(value_comment(mod, name)) if mod else ''
+        comment = prose(value_comment(lines, name))
         return [f'## `{name}`', '', value_block(name, obj), '', comment, '']
     kind = 'class' if inspect.isclass(function) else 'function'
-    lines = [
+    entry = [
         f'## `{name}`',
         '',
         signature_block(kind, name, function),
@@ -232,16 +237,17 @@ def api_entry(name: str, obj, mod=None) -> list:
         '',
     ]
     rows = parameter_rows(function)
-    return lines + rows + ([''] if rows else [])
+    return entry + rows + ([''] if rows else [])
 
 
 def api_page(modname: str) -> str:
     "MyST Markdown for one module: every public name, its signature, docstring and comments."
     mod = importlib.import_module(modname)
-    lines = [f'# `{modname}`', '', prose((mod.__doc__ or '').strip()), '']
+    page = [f'# `{modname}`', '', prose((mod.__doc__ or '').strip()), '']
+    lines = source_lines(mod)  # read once for the comments of every value
     for name in public_names(mod):
-        lines += api_entry(name, getattr(mod, name), mod)
-    return '\n'.join(lines)
+        page += api_entry(name, getattr(mod, name), lines)
+    return '\n'.join(page)
 
 
 def modules() -> list:
