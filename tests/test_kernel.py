@@ -4,6 +4,7 @@ from resize_nearest import backend
 from resize_nearest.api import resize_nearest, resize_nearest_reference, SUPPORTED_DTYPES
 from resize_nearest.gather_kernels import resize_nearest_exact_kernel, resize_nearest_fixed_dma_kernel
 from resize_nearest.index_map import load_indices
+from samples import ACROSS_2_23, sample_pairs
 
 def run(kernel, x, out_hw):
     return backend.run_kernel(kernel, x, (x.shape[0], *out_hw, x.shape[3]), backend='cpu')
@@ -13,13 +14,27 @@ def integer_reference(x, out_hw):  # written without the package: Python integer
     rows = [oh * h // out_hw[0] for oh in range(out_hw[0])]; cols = [ow * w // out_hw[1] for ow in range(out_hw[1])]
     return x[:, rows][:, :, cols]
 
-def test_exact_kernel_exhaustive_up_to_64():
+def exact_kernel_wrong_pairs(pairs) -> list:
+    "The square (in, out) pairs on which the exact kernel differs from the integer map."
     wrong = []
-    for i in range(1, 65):
+    for i, o in pairs:
         x = np.arange(i * i, dtype=np.int32).reshape(1, i, i, 1)
-        for o in range(1, 65):
-            if not np.array_equal(run(resize_nearest_exact_kernel, x, (o, o)), integer_reference(x, (o, o))): wrong.append((i, o))
-    assert wrong == []
+        if not np.array_equal(run(resize_nearest_exact_kernel, x, (o, o)), integer_reference(x, (o, o))): wrong.append((i, o))
+    return wrong
+
+@pytest.mark.slow
+def test_exact_kernel_exhaustive_up_to_64():
+    assert exact_kernel_wrong_pairs([(i, o) for i in range(1, 65) for o in range(1, 65)]) == []
+
+def test_exact_kernel_on_the_failure_families_and_a_sample_to_64():
+    "The fast tier's share of the sweep above: the compiled map's failing sizes, 224 -> 192 and 720 -> 224 too."
+    assert exact_kernel_wrong_pairs(sample_pairs(64, 24, seed=1) + [(224, 192), (720, 224)]) == []
+
+def test_exact_kernel_across_2_23():
+    "Rows and columns whose products d * in cross 2^23, where the float32 estimate's error changes sign."
+    for i, o in ACROSS_2_23:
+        for x, out_hw in [(np.arange(i, dtype=np.int32).reshape(1, 1, i, 1), (1, o)), (np.arange(i, dtype=np.int32).reshape(1, i, 1, 1), (o, 1))]:
+            np.testing.assert_array_equal(run(resize_nearest_exact_kernel, x, out_hw), integer_reference(x, out_hw))
 
 def test_exact_kernel_random_rectangles_and_batches():
     rng = np.random.default_rng(0)

@@ -2,11 +2,13 @@
 and the `#| neuron` cells of chapter 11 run through the package's real-NKI code path (nothing in the package knows
 about the stand-in). On a Trainium host the same commands run against the real nki; see the README."""
 import json, os, subprocess, sys
+import pytest
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, 'PYTHONPATH': f"{ROOT / 'tests' / 'standin'}:{ROOT}"}
 
+@pytest.mark.slow
 def test_neuron_check_script(tmp_path):
     rep = tmp_path / 'report.json'
     r = subprocess.run([sys.executable, 'tools/neuron_check.py', '--report', str(rep), '--warmup', '0', '--iters', '1'],
@@ -30,6 +32,7 @@ def test_neuron_check_skips_without_nki():
     r = subprocess.run([sys.executable, 'tools/neuron_check.py'], cwd=ROOT, capture_output=True, text=True, env=env)
     assert r.returncode == 3 and r.stdout.startswith('SKIPPED: no real NKI here')
 
+@pytest.mark.slow
 def test_neuron_cells_of_chapter_11(tmp_path):
     rep = tmp_path / 'nb_report.json'
     r = subprocess.run(['nbdev_test', '--flags', 'neuron', '--path', 'nbs/11_trainium.ipynb'], cwd=ROOT, capture_output=True,

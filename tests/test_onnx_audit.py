@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 from fractions import Fraction
 
 import numpy as np
@@ -411,8 +412,8 @@ def _fifo(p):
     (os.mkdir, 'is a directory'),
     (_fifo, 'is not a regular file'),
     (lambda p: open(p, 'wb').close(), 'is empty'),
-    (lambda p: open(p, 'wb').write(b'\x08\x07\x12'), 'cannot read as an ONNX model'),
-    (lambda p: open(p, 'wb').write(onnx.ModelProto(producer_name='x').SerializeToString()), 'no IR version or opset'),
+    (lambda p: Path(p).write_bytes(b'\x08\x07\x12'), 'cannot read as an ONNX model'),
+    (lambda p: Path(p).write_bytes(onnx.ModelProto(producer_name='x').SerializeToString()), 'no IR version or opset'),
 ])
 def test_files_that_are_not_models_are_refused_each_with_its_own_message(tmp_path, make, message):
     path = str(tmp_path / 'm.onnx')

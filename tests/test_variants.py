@@ -4,6 +4,7 @@ from resize_nearest import resize_nearest
 from resize_nearest.plan import width_ratio
 from resize_nearest.variants import predict_counts, choose_variant, exact_options, VARIANTS
 from resize_nearest.benchmark import measured_counts
+from samples import ACROSS_2_23, sample_pairs
 
 def ref(x, o):
     return x[:, [i * x.shape[1] // o[0] for i in range(o[0])]][:, :, [j * x.shape[2] // o[1] for j in range(o[1])]]
@@ -16,13 +17,24 @@ def test_hoisted_sweep():
             for ow in (1, 7, 20, 41, 130, 257):
                 np.testing.assert_array_equal(resize_nearest(x, (oh, ow), variant='hoisted'), ref(x, (oh, ow)))
 
+def check_square_pairs(variant, pairs, channels=2, dtype=np.int16, batch=2, seed=4):
+    "n x n -> m x m on the interpreter for each (n, m) in pairs, against Python-integer indexing."
+    rng = np.random.default_rng(seed)
+    for i, o in pairs:
+        x = rng.integers(0, min(2**15, np.iinfo(dtype).max), (batch, i, i, channels)).astype(dtype)
+        np.testing.assert_array_equal(resize_nearest(x, (o, o), variant=variant, backend='cpu'), ref(x, (o, o)), err_msg=f'{i} -> {o}')
+
+PAIRS_TO_48 = [(i, o) for i in range(1, 49) for o in range(1, 49)]
+
+@pytest.mark.slow
 def test_residue_every_pair_to_48():
-    "Every (in, out) pair 1..48 on both axes at once (square images), and non-square pairs, against Python-integer indexing."
+    "Every (in, out) pair 1..48 on both axes at once (square images), against Python-integer indexing."
+    check_square_pairs('residue', PAIRS_TO_48)
+
+def test_residue_on_the_failure_families_and_non_square_pairs():
+    "The fast tier's share of the sweep above, and non-square pairs."
+    check_square_pairs('residue', sample_pairs(48, 24, seed=4))
     rng = np.random.default_rng(4)
-    for i in range(1, 49):
-        x = rng.integers(0, 2**15, (2, i, i, 2)).astype(np.int16)
-        for o in range(1, 49):
-            np.testing.assert_array_equal(resize_nearest(x, (o, o), variant='residue', backend='cpu'), ref(x, (o, o)))
     for ih, iw, oh, ow in [(1, 48, 48, 1), (48, 1, 1, 48), (7, 30, 59, 38), (1080 // 8, 1920 // 8, 720 // 8, 1280 // 8)]:
         x = rng.integers(0, 99, (1, ih, iw, 3)).astype(np.uint8)
         np.testing.assert_array_equal(resize_nearest(x, (oh, ow), variant='residue', backend='cpu'), ref(x, (oh, ow)))
@@ -35,6 +47,11 @@ def test_residue_counts_and_no_size_limit():
     assert s['dma_transfers'] == 9 and s['compute_instructions'] == 0
 
 
+# A forced variant over the program budget warns (chapter 06) and still runs: these tests force such
+# variants on purpose, to hold them at their limits.
+OVER_BUDGET = pytest.mark.filterwarnings('ignore:variant .* over the program budget:RuntimeWarning')
+
+@OVER_BUDGET
 @pytest.mark.parametrize('variant', ['exact', 'hoisted', 'strided', 'residue', 'rowgather', 'auto'])
 def test_every_variant_at_the_axis_limit(variant):
     "65535 -> 1 and 1 -> 65535, rows and columns, small channel counts; and three random shapes up to 4096."
@@ -60,6 +77,8 @@ DOWN_8K, UP_8K = ((4320, 7680), (2160, 3840)), ((2160, 3840), (4320, 7680))
 # The flat kernels (exact, hoisted) interpret one gather per 128 output pixels: on the 33-million-
 # pixel 8K upscale that is minutes, so they run the downscale; they are also held at the 65,535
 # axis limit above. The row-based variants run both.
+@pytest.mark.slow
+@OVER_BUDGET
 @pytest.mark.parametrize('variant, in_hw, out_hw', [
     *[(v, *DOWN_8K) for v in ('exact', 'hoisted', 'strided', 'residue', 'rowgather')],
     *[(v, *UP_8K) for v in ('strided', 'residue', 'rowgather')]])
@@ -124,14 +143,15 @@ def test_auto_respects_the_program_budget():
     sizes = {v: predict_counts(v, (1, 2160, 3840, 1), (2159, 3839))['traced_instructions'] for v in ('exact', 'residue')}
     assert min(sizes.values()) > PROGRAM_BUDGET
 
+@pytest.mark.slow
+def test_rowgather_every_square_pair_to_48_in_rgb():
+    check_square_pairs('rowgather', PAIRS_TO_48, channels=3, dtype=np.uint8, seed=9)
+
 def test_rowgather_small_channels():
-    "Every square pair 1..48 (RGB uint8), and the issue's shape: descriptors of >= 512 bytes carry >= 95% of the bytes."
+    "A sample of square pairs (RGB uint8), and 1080p -> 720p: descriptors of >= 512 bytes carry >= 95% of the bytes."
     from resize_nearest import nki_cpu
+    check_square_pairs('rowgather', sample_pairs(48, 24, seed=9), channels=3, dtype=np.uint8, seed=9)
     rng = np.random.default_rng(9)
-    for i in range(1, 49, 1):
-        x = rng.integers(0, 255, (2, i, i, 3)).astype(np.uint8)
-        for o in range(1, 49, 1):
-            np.testing.assert_array_equal(resize_nearest(x, (o, o), variant='rowgather', backend='cpu'), ref(x, (o, o)))
     x = rng.integers(0, 255, (1, 1080, 1920, 3)).astype(np.uint8)
     with nki_cpu.counting() as c: y = resize_nearest(x, (720, 1280), variant='rowgather', backend='cpu')
     s = c.summary()
@@ -144,15 +164,32 @@ def test_rowgather_small_channels():
     x = rng.random((1, 3, 700, 40), dtype=np.float32)                     # rows wider than a partition: column chunks
     for ow in (500, 1400, 2100): np.testing.assert_array_equal(resize_nearest(x, (5, ow), variant='rowgather'), ref(x, (5, ow)))
 
+def integer_ratio_pairs(pairs):
+    "The pairs the strided variant takes: one size divides the other."
+    return [(i, o) for i, o in pairs if i % o == 0 or o % i == 0]
+
+@pytest.mark.slow
 @pytest.mark.parametrize('variant', ['hoisted', 'strided', 'auto'])
 def test_every_square_pair_to_48(variant):
     "n x n -> m x m for every n, m in 1..48 (strided: the pairs with an integer ratio), against Python-integer indexing."
-    rng = np.random.default_rng(11)
-    for i in range(1, 49):
-        x = rng.integers(0, 2**15, (1, i, i, 2)).astype(np.int16)
-        for o in range(1, 49):
-            if variant == 'strided' and i % o and o % i: continue
-            np.testing.assert_array_equal(resize_nearest(x, (o, o), variant=variant, backend='cpu'), ref(x, (o, o)))
+    pairs = integer_ratio_pairs(PAIRS_TO_48) if variant == 'strided' else PAIRS_TO_48
+    check_square_pairs(variant, pairs, batch=1, seed=11)
+
+@pytest.mark.parametrize('variant', ['hoisted', 'strided', 'auto'])
+def test_square_pairs_on_the_failure_families(variant):
+    "The fast tier's share of the sweep above (strided: its integer ratios, 1..48 each way from 1, 2 and 48)."
+    pairs = sample_pairs(48, 24, seed=11)
+    if variant == 'strided':
+        pairs = integer_ratio_pairs(pairs + [(n, k) for n in (1, 2, 48) for k in range(1, 49)])
+    check_square_pairs(variant, pairs, batch=1, seed=11)
+
+@pytest.mark.parametrize('variant', ['exact', 'hoisted', 'residue', 'rowgather', 'auto'])
+def test_every_exact_variant_across_2_23(variant):
+    "Rows and columns whose products d * in cross 2^23, where the float32 estimate's error changes sign."
+    for i, o in ACROSS_2_23:
+        for shape, out in [((1, 1, i, 1), (1, o)), ((1, i, 1, 1), (o, 1))]:
+            x = np.arange(i, dtype=np.int32).reshape(shape)
+            np.testing.assert_array_equal(resize_nearest(x, out, variant=variant, backend='cpu'), ref(x, out))
 
 # --- the cast rounding: every exact variant must not depend on how float -> int casts round -----------
 ROUNDINGS = ('rne', 'trunc', 'floor')
@@ -176,29 +213,50 @@ def _exact_map_kernel(start, size, in_hw, out_hw):
     nisa.dma_copy(dst=out, src=full)
     return out
 
-@pytest.mark.parametrize('rounding', ROUNDINGS)
-def test_index_graphs_exact_under_every_rounding_1_to_64(rounding):
-    "The column/row map (hoisted, rowgather) and the flat exact graph on every (in, out) in 1..64."
+def check_index_graphs(rounding, pairs):
+    "The column/row map (hoisted, rowgather) and the flat exact graph on each (in, out) under one cast rounding."
     from resize_nearest import backend, nki_cpu
     with nki_cpu.cast_rounding(rounding):
-        for i in range(1, 65):
-            for o in range(1, 65):
-                want = np.arange(o) * i // o
-                got = backend.run_kernel(_column_map_kernel, 0, o, i, o, backend='cpu').ravel()
-                assert (got == want).all(), (rounding, i, o)
-                got = backend.run_kernel(_exact_map_kernel, 0, o, (1, i), (1, o), backend='cpu').ravel()
-                assert (got == want).all(), (rounding, i, o)
+        for i, o in pairs:
+            want = np.arange(o) * i // o
+            got = backend.run_kernel(_column_map_kernel, 0, o, i, o, backend='cpu').ravel()
+            assert (got == want).all(), (rounding, i, o)
+            got = backend.run_kernel(_exact_map_kernel, 0, o, (1, i), (1, o), backend='cpu').ravel()
+            assert (got == want).all(), (rounding, i, o)
 
+@pytest.mark.slow
+@pytest.mark.parametrize('rounding', ROUNDINGS)
+def test_index_graphs_exact_under_every_rounding_1_to_64(rounding):
+    check_index_graphs(rounding, [(i, o) for i in range(1, 65) for o in range(1, 65)])
+
+@pytest.mark.parametrize('rounding', ROUNDINGS)
+def test_index_graphs_exact_under_every_rounding_on_a_sample(rounding):
+    "The fast tier's share of the sweep above."
+    check_index_graphs(rounding, sample_pairs(64, 40, seed=5))
+
+AXIS_LIMIT_CASES = [((1, 65535, 1, 1), (3, 1)), ((1, 1, 65535, 1), (1, 7)), ((1, 2, 3, 1), (1, 65535)),
+                    ((1, 3, 2, 1), (65535, 1))]
+
+@pytest.mark.slow
 @pytest.mark.parametrize('rounding', ROUNDINGS[1:])
 @pytest.mark.parametrize('variant', ['exact', 'hoisted', 'strided', 'residue', 'rowgather'])
 def test_every_variant_exact_under_other_roundings(rounding, variant):
     "Whole kernels under truncating and flooring casts: square pairs 1..16 and the 65,535 limits."
+    cases = [((2, i, i, 3), (o, o)) for i in range(1, 17) for o in range(1, 17)]
+    check_under_rounding(rounding, variant, cases + AXIS_LIMIT_CASES)
+
+@pytest.mark.parametrize('rounding', ROUNDINGS[1:])
+@pytest.mark.parametrize('variant', ['exact', 'hoisted', 'strided', 'residue', 'rowgather'])
+def test_every_variant_exact_under_other_roundings_on_a_sample(rounding, variant):
+    "The fast tier's share of the test above: a sample of its square pairs, and the 65,535 limits."
+    cases = [((2, i, i, 3), (o, o)) for i, o in sample_pairs(16, 12, seed=3)]
+    check_under_rounding(rounding, variant, cases + AXIS_LIMIT_CASES)
+
+def check_under_rounding(rounding, variant, cases):
+    "Each (shape, out) through one variant under one cast rounding, against the NumPy reference."
     from resize_nearest import nki_cpu
     from resize_nearest.api import resize_nearest_reference
     rng = np.random.default_rng(3)
-    cases = [((2, i, i, 3), (o, o)) for i in range(1, 17) for o in range(1, 17)]
-    cases += [((1, 65535, 1, 1), (3, 1)), ((1, 1, 65535, 1), (1, 7)), ((1, 2, 3, 1), (1, 65535)),
-              ((1, 3, 2, 1), (65535, 1))]
     with nki_cpu.cast_rounding(rounding):
         for shape, out in cases:
             if variant == 'strided' and width_ratio(shape[2], out[1])[0] == 'none':

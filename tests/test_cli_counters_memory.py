@@ -1,6 +1,6 @@
-"""Reliability round 3: the command line, the counters, the memory guard and the interpreter's
-inputs. Each test is a case that went wrong before (a traceback, a silent truncation, a count in
-the wrong block, a peak over the memory guard) and must now fail cleanly or count right."""
+"""The command line, the counters, the memory guard and the interpreter's inputs. Each test is a
+case that went wrong before (a traceback, a silent truncation, a count in the wrong block, a peak
+over the memory guard) and must now fail cleanly or count right."""
 import asyncio
 import functools
 import json

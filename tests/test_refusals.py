@@ -1,4 +1,6 @@
-"""Issue 15 (reliability round 2): each item reproduced by a test that failed before the fix."""
+"""Bad input refused early and by name: negative and huge as-compiled maps, shapes, masked arrays, index ranges,
+malformed registry instructions, gradient dtypes, the command line; counters per thread; a hypothesis property that
+every accepted call is exact and every refusal comes before any kernel work."""
 import os, subprocess, sys, threading, time, warnings, numpy as np, pytest, ml_dtypes
 from pathlib import Path
 from hypothesis import given, settings, strategies as st, HealthCheck
@@ -15,8 +17,8 @@ NEG = ((1, 1), (679079, 15))          # the as-compiled map reaches -1 at output
 def _fast(f, limit=1.0):
     t0 = time.perf_counter(); f(); return time.perf_counter() - t0 < limit
 
-# 1. negative as-compiled indices are refused like indices past the end, in every path, before any work
-def test_item1_negative_index_refused_everywhere():
+# negative as-compiled indices are refused like indices past the end, in every path, before any work
+def test_negative_as_compiled_index_refused_everywhere():
     x = np.arange(2, dtype=np.float32).reshape(2, 1, 1, 1)
     msg = r'as-compiled index map of 1x1 -> 679079x15 reads source pixel -1 .*output pixel 10186169'
     for f in (lambda: resize_nearest_reference(x, NEG[1], 'as_compiled'), lambda: resize_nearest(x, NEG[1], variant='as_compiled'),
@@ -25,15 +27,15 @@ def test_item1_negative_index_refused_everywhere():
         with pytest.raises(ValueError, match=msg): f()
         assert time.perf_counter() - t0 < 1.0
 
-# 2. as_compiled memory: refused or checked in chunks, never killed
-def test_item2_huge_as_compiled_refused_quickly():
+# as_compiled memory: refused or checked in chunks, never killed
+def test_huge_as_compiled_map_refused_quickly():
     x = np.zeros((1, 1, 1, 1), np.uint8)
     t0 = time.perf_counter()
     with pytest.raises(ValueError, match=r'needs out_h \* out_w <= 2\^24; got out_h \* out_w = 900000000'): resize_nearest(x, (30000, 30000), variant='as_compiled')
     with pytest.raises(ValueError, match=r'needs out_h \* out_w <= 2\^24; got out_h \* out_w = 900000000'): resize_nearest_reference(x, (30000, 30000), 'as_compiled')
     assert time.perf_counter() - t0 < 1.0
 
-def test_item2_as_compiled_reference_checks_in_chunks():
+def test_as_compiled_reference_checks_in_chunks():
     import tracemalloc
     x = np.zeros((1, 4, 4, 1), np.uint8)
     tracemalloc.start()
@@ -41,28 +43,28 @@ def test_item2_as_compiled_reference_checks_in_chunks():
     peak = tracemalloc.get_traced_memory()[1]; tracemalloc.stop()
     assert y.shape == (1, 1500, 1500, 1) and peak < 40 * 2**20, peak        # 2.25M pixels: far below 60 bytes per pixel
 
-# 3. shapes are never truncated: one validator everywhere
+# shapes are never truncated: one validator everywhere
 @pytest.mark.parametrize('bad, exc', [((2, 3.7, 4, 3), TypeError), ((2, True, 4, 3), TypeError), ('2343', TypeError), ((2, 0, 4, 3), ValueError)])
-def test_item3_shapes_validated(bad, exc):
+def test_shapes_validated_never_truncated(bad, exc):
     g = np.zeros((2, 6, 8, 3), np.float32)
     with pytest.raises(exc, match='input_shape'): resize_nearest_grad(g, bad)
     with pytest.raises(exc, match='input_shape'): lower_resize_nearest_grad((2, 6, 8, 3), bad)
     with pytest.raises(exc, match='shape'): TensorInfo(bad, np.float32)
 
-def test_item3_more_truncations():
+def test_sizes_never_truncated():
     with pytest.raises(TypeError, match=r'grad_shape\[1\]'): lower_resize_nearest_grad((2, 6.9, 8, 3), (2, 3, 4, 3))
     with pytest.raises(TypeError, match=r'shape\[0\]'): TensorInfo((1.7, 2), np.float32)
     with pytest.raises(TypeError, match=r'out_hw\[0\]'): make_resize_instruction((1, 4, 4, 1), (4.5, 5))
     with pytest.raises(ValueError, match='grad'): resize_nearest_grad(np.zeros((2, 0, 8, 3), np.float32), (2, 3, 4, 3))
 
-# 4. masked arrays: refused by both
-def test_item4_masked_arrays_refused():
+# masked arrays: refused by both
+def test_masked_arrays_refused():
     x = np.ma.masked_array(np.zeros((1, 2, 2, 1), np.float32), mask=np.eye(2, dtype=bool)[None, ..., None])
     for f in (resize_nearest, resize_nearest_reference):
         with pytest.raises(TypeError, match='masked array'): f(x, (3, 3))
 
-# 5. counters per thread, and a context manager for one run
-def test_item5_counters_thread_safe():
+# counters per thread, and a context manager for one run
+def test_counters_are_per_thread():
     alone = measured_counts('exact', (1, 8, 8, 2), (20, 20))
     errors, results = [], []
     def work():
@@ -76,7 +78,7 @@ def test_item5_counters_thread_safe():
     with nki_cpu.counting() as c: resize_nearest(np.zeros((1, 8, 8, 2), np.float32), (20, 20), variant='exact', backend='cpu')
     assert c.summary() == alone
 
-# 6. index_map: no silent overflow
+# index_map: no silent overflow
 @pytest.mark.parametrize('f, arg', [
     (lambda: src_index_exact(np.array([2**62]), 4, 3), 'dst'),
     (lambda: src_index_exact(np.array([2**64 - 1], np.uint64), 4, 3), 'dst'),
@@ -85,11 +87,11 @@ def test_item5_counters_thread_safe():
     (lambda: load_indices((2, 2), (10**6, 10**6)), 'out_hw'),
     (lambda: src_index_exact([1], 2**70, 3), 'in_size'),
 ])
-def test_item6_index_map_ranges(f, arg):
+def test_index_map_ranges_refused_not_overflowed(f, arg):
     with pytest.raises(ValueError, match=arg): f()
 
-# 7. registry tracing with malformed instructions
-def test_item7_registry_malformed():
+# registry tracing with malformed instructions
+def test_registry_refuses_malformed_instructions():
     x = np.zeros((1, 4, 4, 1), np.float32)
     ok = make_resize_instruction((1, 4, 4, 1), (5, 5))
     with pytest.raises(TypeError, match='inst must be an Instruction'): trace_internal_kernel(None, [x])
@@ -109,19 +111,19 @@ def test_item7_registry_malformed():
     inst = make_resize_instruction((1, 26, 26, 1), (22, 22))
     with pytest.warns(RuntimeWarning, match='43 of 484 output pixels'): trace_internal_kernel(inst, [np.zeros((1, 26, 26, 1), np.float32)])
 
-# 8. gradient dtypes like the forward path
-def test_item8_grad_dtypes():
+# gradient dtypes like the forward path
+def test_gradient_dtypes():
     g = np.ones((1, 4, 4, 1), ml_dtypes.bfloat16)
     assert resize_nearest_grad(g, (1, 2, 2, 1)).dtype == g.dtype
     with pytest.raises(TypeError, match='byte order'): resize_nearest_grad(np.ones((1, 4, 4, 1), '>f4'), (1, 2, 2, 1))
     with pytest.raises(ValueError, match='grad'): resize_nearest_grad(np.ones((0, 4, 4, 1), np.float32), (0, 2, 2, 1))
 
-# 9. the command line
+# the command line
 def _cli(*args, env=None, **kw):
     return subprocess.run([sys.executable, '-m', 'resize_nearest.cli', *args], capture_output=True, text=True,
                           env={**os.environ, **(env or {})}, **kw)
 
-def test_item9_cli(tmp_path):
+def test_command_line_refusals(tmp_path):
     blocker = tmp_path / 'a_file'; blocker.write_text('x')          # unwritable even for root: its parent is a file
     t0 = time.perf_counter()
     r = _cli('sweep', '--max', '20', '--figures', str(blocker / 'sub'))
@@ -137,10 +139,10 @@ def test_item9_cli(tmp_path):
     r = _cli('sweep', '--max', '3', cwd=tmp_path)
     assert r.returncode == 0 and 'size pairs' not in r.stderr          # no progress bar when stderr is not a terminal
 
-# 10. a bad RESIZE_NEAREST_BACKEND does not break the import: tests/test_backend.py::test_env_var_is_read_when_a_kernel_runs
+# a bad RESIZE_NEAREST_BACKEND does not break the import: tests/test_backend.py::test_env_var_is_read_when_a_kernel_runs
 
-# 11. kernel_sweep raises what is not an out-of-bounds refusal
-def test_item11_kernel_sweep():
+# kernel_sweep raises what is not an out-of-bounds refusal
+def test_kernel_sweep_refuses_bad_variants():
     with pytest.raises(ValueError, match="variant must be one of"): kernel_sweep(3, variants=('exact', 'fast'), progress=False)
     with pytest.raises(TypeError, match='variants must be a tuple'): kernel_sweep(3, variants='exact', progress=False)
     r = kernel_sweep(6, variants=('exact', 'as_compiled', 'hoisted', 'strided'), progress=False)
