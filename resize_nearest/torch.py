@@ -428,8 +428,8 @@ def _float_ints(factor):
 
 
 class ResizeNearest(nn.Module):
-    """`interpolate_nearest` as a module (no parameters), like nn.Upsample(mode='nearest') but exact;
-    TorchScript compiles it (exactly) as it compiles nn.Upsample."""
+    """`interpolate_nearest` as a module (no parameters), like nn.Upsample(mode='nearest') but
+    exact; TorchScript compiles it (exactly) as it compiles nn.Upsample."""
 
     __constants__ = ['size', 'scale_factor', 'mode', 'align_corners', 'recompute_scale_factor']
 
@@ -603,8 +603,10 @@ def _script_resize(
 # %% ../nbs/14_torch.ipynb #14-023-5
 # F.interpolate is exact in a context (a thread, an asyncio task) while this counts open blocks
 _EXACT_BLOCKS = contextvars.ContextVar('resize_nearest_exact_blocks', default=0)
-_LOCK = threading.Lock()  # guards the two counts below across threads
-_OPEN = [0]  # patch() blocks open in every context: the wrapper is installed while any is
+_LOCK = threading.Lock()  # guards the counts below across threads
+# patch() blocks open in all contexts (the wrapper is installed while any is), and the function
+# it replaced (PyTorch's own, or another library's wrapper), which calls from outside a block get
+_INSTALLED = {'open': 0, 'replaced': _F_INTERPOLATE}
 _MODULE_BLOCKS = weakref.WeakKeyDictionary()  # module -> patch(model) blocks holding its forward
 
 
@@ -626,12 +628,12 @@ def _routed_interpolate(
     recompute_scale_factor=None,
     antialias=False,
 ):
-    """F.interpolate, exact for nearest modes in a context inside a patch() block; PyTorch's own
-    everywhere else."""
+    """F.interpolate, exact for nearest modes in a context inside a patch() block; everywhere else
+    the function it replaced (PyTorch's own)."""
     args = (input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
     if _EXACT_BLOCKS.get() and mode in NEAREST_MODES and isinstance(input, torch.Tensor):
         return interpolate_nearest(*args)
-    return _F_INTERPOLATE(*args)
+    return _INSTALLED['replaced'](*args)
 
 
 _routed_interpolate.__prepare_scriptable__ = functools.partial(
@@ -645,18 +647,19 @@ def _exact_interpolate():
     context has a block open and consults a context variable, so other threads and tasks keep
     PyTorch's own, and blocks may close in any order."""
     with _LOCK:
-        if _OPEN[0] == 0 and F.interpolate is _F_INTERPOLATE:
+        if _INSTALLED['open'] == 0 and F.interpolate is not _routed_interpolate:
+            _INSTALLED['replaced'] = F.interpolate
             F.interpolate = _routed_interpolate
-        _OPEN[0] += 1
+        _INSTALLED['open'] += 1
     _EXACT_BLOCKS.set(_EXACT_BLOCKS.get() + 1)
     try:
         yield
     finally:
         _EXACT_BLOCKS.set(max(_EXACT_BLOCKS.get() - 1, 0))
         with _LOCK:
-            _OPEN[0] -= 1
-            if _OPEN[0] == 0 and F.interpolate is _routed_interpolate:
-                F.interpolate = _F_INTERPOLATE
+            _INSTALLED['open'] -= 1
+            if _INSTALLED['open'] == 0 and F.interpolate is _routed_interpolate:
+                F.interpolate = _INSTALLED['replaced']
 
 # %% ../nbs/14_torch.ipynb #14-023-5b
 def _exact_upsample_forward(module, input):
