@@ -423,7 +423,8 @@ def _float_ints(factor):
     if type(factor) is int:
         return float(factor)
     if isinstance(factor, (tuple, list)):
-        return type(factor)(float(f) if type(f) is int else f for f in factor)
+        floats = [float(f) if type(f) is int else f for f in factor]
+        return floats if isinstance(factor, list) else tuple(floats)
     return factor
 
 
@@ -470,7 +471,9 @@ class ResizeNearest(nn.Module):
             raise ValueError(
                 "interpolate_nearest does mode ('nearest', 'nearest-exact'), got mode=" + self.mode
             )
-        shape = F.interpolate(
+        # PyTorch's own function by its import-time name: inside a patch() block the attribute
+        # F.interpolate is the wrapper, which TorchScript refuses
+        shape = _F_INTERPOLATE(
             x[:0], self.size, self.scale_factor, self.mode, self.align_corners,
             self.recompute_scale_factor,
         )
@@ -677,10 +680,14 @@ def _exact_upsample_forward(module, input):
     )
 
 
+def _ours(f, func) -> bool:
+    "Whether f is one of the partials of `func` this module sets on an instance."
+    return isinstance(f, functools.partial) and f.func is func
+
+
 def _is_exact(m) -> bool:
     "Whether m's instance forward is the exact one this module gives."
-    f = m.__dict__.get('forward')
-    return isinstance(f, functools.partial) and f.func is _exact_upsample_forward
+    return _ours(m.__dict__.get('forward'), _exact_upsample_forward)
 
 
 def _upsamples(model: nn.Module) -> list:
@@ -701,9 +708,11 @@ def _make_exact(m):
 
 
 def _unmake_exact(m):
-    "Take back exactly what _make_exact gave m."
-    del m.__dict__['forward']
-    m.__dict__.pop('__prepare_scriptable__', None)
+    "Take back what _make_exact gave m and is still there (not what the user set since)."
+    if _ours(m.__dict__.get('forward'), _exact_upsample_forward):
+        del m.__dict__['forward']
+    if _ours(m.__dict__.get('__prepare_scriptable__'), _refuse_script):
+        del m.__dict__['__prepare_scriptable__']
 
 
 def patch_model(model: nn.Module) -> nn.Module:
@@ -741,8 +750,7 @@ def _release(held: list):
             _MODULE_BLOCKS[m] -= 1
             if _MODULE_BLOCKS[m] == 0:
                 del _MODULE_BLOCKS[m]
-                if _is_exact(m):
-                    _unmake_exact(m)
+                _unmake_exact(m)
 
 
 @contextlib.contextmanager

@@ -103,3 +103,38 @@ def test_patch_is_local_to_the_thread_that_opened_the_block():
         mine = F.interpolate(X, size=(22, 22))
     worker.join()
     assert torch.equal(mine, EXACT) and torch.equal(seen['other'], THEIRS)
+
+
+def test_patch_is_local_to_the_asyncio_task_that_opened_the_block():
+    import asyncio
+
+    async def inside(opened, done):
+        with patch():
+            opened.set()
+            await done.wait()
+            return F.interpolate(X, size=(22, 22))
+
+    async def outside(opened, done):
+        await opened.wait()
+        result = F.interpolate(X, size=(22, 22))
+        done.set()
+        return result
+
+    async def both():
+        opened, done = asyncio.Event(), asyncio.Event()
+        return await asyncio.gather(inside(opened, done), outside(opened, done))
+
+    mine, other = asyncio.run(both())
+    assert torch.equal(mine, EXACT) and torch.equal(other, THEIRS)
+
+
+def test_a_forward_the_user_sets_inside_the_block_stays_after_it():
+    up = nn.Upsample(size=(22, 22))
+
+    def forward(x):
+        return -_F_INTERPOLATE(x, size=(22, 22))
+
+    with patch(up):
+        up.forward = forward
+    assert up.forward is forward and torch.equal(up(X), -THEIRS)
+    assert '__prepare_scriptable__' not in up.__dict__
