@@ -13,9 +13,13 @@ __all__ = ['SCALE_STEPS', 'CALLS_MAX', 'NEAREST_MODES', 'TORCH_BENCHMARK_CASES',
 
 # %% ../nbs/14_torch.ipynb #14-009
 import contextlib
+import contextvars
 import functools
 import math
+import threading
+import weakref
 from fractions import Fraction
+from typing import List, Optional
 
 import ml_dtypes
 import numpy as np
@@ -95,13 +99,25 @@ def _gather(x, maps):
     return x
 
 # %% ../nbs/14_torch.ipynb #14-013
+def _memory_format(x):
+    """The memory format F.interpolate gives x's output: channels_last (channels_last_3d) for
+    input laid out so and not also contiguous, else contiguous (plain Python for TorchScript)."""
+    cl = torch.channels_last
+    if x.dim() == 4 and not x.is_contiguous() and x.is_contiguous(memory_format=cl):
+        return cl
+    cl3d = torch.channels_last_3d
+    if x.dim() == 5 and not x.is_contiguous() and x.is_contiguous(memory_format=cl3d):
+        return cl3d
+    return torch.contiguous_format
+
+
 def _keep_format(x, y):
     """y in x's memory format (channels_last / channels_last_3d survive the fixes, as they survive
-    F.interpolate)."""
-    for fmt, nd in ((torch.channels_last, 4), (torch.channels_last_3d, 5)):
-        if x.dim() == nd and not x.is_contiguous() and x.is_contiguous(memory_format=fmt):
-            return y.contiguous(memory_format=fmt)
-    return y
+    F.interpolate); y itself where x is contiguous (index_select's output already is)."""
+    fmt = _memory_format(x)
+    if fmt == torch.contiguous_format:
+        return y
+    return y.contiguous(memory_format=fmt)
 
 
 _ATEN_NEAREST = {  # mode -> spatial dimensions -> ATen's kernel (output size and scales)
@@ -174,6 +190,15 @@ def aten_scale(in_size, out_size, spatial: int, double: bool, scale=None, mode='
 
 
 _PLANS = {}  # (input sizes, output sizes, scales, float64?, mode) -> the scales for ATen, or None
+CALLS_MAX = 4096  # entries each host memory (_PLANS, _SIZES, _CALLS) keeps; past it, cleared
+
+
+def _remember(memory: dict, key, value):
+    "value stored under key; a memory at CALLS_MAX entries is cleared first (so it stays bounded)."
+    if len(memory) >= CALLS_MAX:
+        memory.clear()
+    memory[key] = value
+    return value
 
 
 # index planning is host Python (NumPy, probes): torch.compile runs it eagerly, once per key
@@ -182,14 +207,12 @@ def _exact_plan(ins: tuple, out: tuple, scales: tuple, double: bool, mode: str):
     "Per axis the scale to pass ATen, or None when some axis has no verified scale."
     found = [aten_scale(i, o, len(ins), double, s, mode) for i, o, s in zip(ins, out, scales)]
     plan = tuple(arg for _, arg in found) if all(ok for ok, _ in found) else None
-    _PLANS[(ins, out, scales, double, mode)] = plan
-    return plan
+    return _remember(_PLANS, (ins, out, scales, double, mode), plan)
 
 
 # a call's arguments (input shape, dtype, device, F.interpolate's own) -> (ATen op, output size,
 # verified scales): a repeated call goes straight to ATen, as F.interpolate's own path does
 _CALLS = {}
-CALLS_MAX = 4096  # distinct calls remembered; past that the memory is cleared and refilled
 
 
 def _remembered_call(key):
@@ -213,10 +236,8 @@ def _exact_resize(x, out: tuple, scales: tuple, call_key=None, mode='nearest'):
         except (RuntimeError, NotImplementedError):
             pass  # a dtype ATen's nearest kernel does not resize (int16, int32, ...)
         else:
-            if call_key is not None and len(_CALLS) >= CALLS_MAX:
-                _CALLS.clear()
             if call_key is not None:
-                _CALLS[call_key] = (aten, list(out), plan)
+                _remember(_CALLS, call_key, (aten, list(out), plan))
             return y
     maps = [
         torch.from_numpy(axis_target(i, o, s, mode).copy()).to(x.device)
@@ -269,10 +290,11 @@ class _NkiResize(torch.autograd.Function):
             maps = resize_maps(x.shape[2:], out, **convention)
             args = (nhwc, (x.shape[0], *out, x.shape[1])) + ((maps,) if maps else ())
             y = _backend.run_kernel(resize_nearest_exact_kernel, *args, backend=backend)
-            return y.permute(0, 3, 1, 2)
+            return y.permute(0, 3, 1, 2).contiguous(memory_format=_memory_format(x))
         # on the host, the host API's checks and choice of kernel, as for NumPy input
         y = resize_nearest(_to_numpy(nhwc), out, backend=backend, **convention)
-        return _from_numpy(np.asarray(y), x).permute(0, 3, 1, 2)
+        y = _from_numpy(np.asarray(y), x).permute(0, 3, 1, 2)
+        return y.contiguous(memory_format=_memory_format(x))  # the layout F.interpolate returns
 
     @staticmethod
     def backward(ctx, g):
@@ -312,9 +334,9 @@ def _output_size(input, mode, size, scale_factor, align_corners, recompute_scale
     if not all(_plain(a) for a in args[1:]):
         return _meta_output_size(tuple(input.shape), input.dtype, *args)
     key = (tuple(input.shape), input.dtype, _typed(args))
-    if key not in _SIZES:
-        _SIZES[key] = _meta_output_size(tuple(input.shape), input.dtype, *args)
-    return _SIZES[key]
+    if key in _SIZES:
+        return _SIZES[key]
+    return _remember(_SIZES, key, _meta_output_size(tuple(input.shape), input.dtype, *args))
 
 
 def _meta_output_size(shape, dtype, mode, size, scale_factor, align_corners, recompute, antialias):
@@ -326,6 +348,13 @@ def _meta_output_size(shape, dtype, mode, size, scale_factor, align_corners, rec
     meta = torch.empty(shape, dtype=dtype, device=device)
     y = _F_INTERPOLATE(meta, size, scale_factor, mode, align_corners, recompute, antialias)
     return tuple(y.shape[2:])
+
+
+def _pytorch_refusal(input, mode, size, scale_factor, align_corners, recompute, antialias):
+    """F.interpolate on no data (the empty batch input[:0]) for a dtype its nearest kernels lack:
+    its checks, then its refusal, so the drop-in raises exactly what PyTorch raises."""
+    empty = input[:0] if input.dim() else input
+    _F_INTERPOLATE(empty, size, scale_factor, mode, align_corners, recompute, antialias)
 
 
 def _axis_scales(input, scale_factor, recompute_scale_factor) -> tuple:
@@ -364,7 +393,7 @@ def interpolate_nearest(
     if mode not in NEAREST_MODES:
         raise ValueError(f'interpolate_nearest does mode {NEAREST_MODES}, got mode={mode!r}')
     if input.dtype == torch.bool or input.is_complex():
-        raise TypeError(f'input dtype {input.dtype} is not supported for nearest resize')
+        _pytorch_refusal(input, mode, *args)
     if backend is None and input.device.type != 'xla' and _traced(input):
         return _traced_resize(input, mode, *args)
     out = _output_size(input, mode, *args)
@@ -388,8 +417,22 @@ def _nki_resize(input, out, scales, backend, mode='nearest'):
     return _NkiResize.apply(input, out, backend, tuple(scales), mode)
 
 
+def _float_ints(factor):
+    """An int scale factor (or int elements) as float, as nn.Upsample stores them: F.interpolate
+    takes both alike, and TorchScript's F.interpolate takes floats only."""
+    if type(factor) is int:
+        return float(factor)
+    if isinstance(factor, (tuple, list)):
+        floats = [float(f) if type(f) is int else f for f in factor]
+        return floats if isinstance(factor, list) else tuple(floats)
+    return factor
+
+
 class ResizeNearest(nn.Module):
-    "`interpolate_nearest` as a module (no parameters), like nn.Upsample(mode='nearest') but exact."
+    """`interpolate_nearest` as a module (no parameters), like nn.Upsample(mode='nearest') but
+    exact; TorchScript compiles it (exactly) as it compiles nn.Upsample."""
+
+    __constants__ = ['size', 'scale_factor', 'mode', 'align_corners', 'recompute_scale_factor']
 
     def __init__(
         self,
@@ -401,11 +444,17 @@ class ResizeNearest(nn.Module):
         backend=None,
     ):  # nn.Upsample's arguments in nn.Upsample's order, then the backend
         super().__init__()
-        self.size, self.scale_factor, self.backend = size, scale_factor, backend
+        self.size, self.scale_factor, self.backend = size, _float_ints(scale_factor), backend
         self.mode, self.align_corners = mode, align_corners
         self.recompute_scale_factor = recompute_scale_factor
 
-    def forward(self, x):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if torch.jit.is_scripting():
+            return self._scripted(x)
+        return self._eager(x)
+
+    @torch.jit.unused  # host code (caches, probes, the NKI path): TorchScript compiles _scripted
+    def _eager(self, x: torch.Tensor) -> torch.Tensor:
         return interpolate_nearest(
             x,
             self.size,
@@ -415,6 +464,40 @@ class ResizeNearest(nn.Module):
             self.recompute_scale_factor,
             backend=self.backend,
         )
+
+    def _scripted(self, x: torch.Tensor) -> torch.Tensor:
+        "The forward TorchScript compiles: PyTorch's checks and output size, then the exact gather."
+        if self.mode != 'nearest' and self.mode != 'nearest-exact':
+            raise ValueError(
+                "interpolate_nearest does mode ('nearest', 'nearest-exact'), got mode=" + self.mode
+            )
+        # PyTorch's own function by its import-time name: inside a patch() block the attribute
+        # F.interpolate is the wrapper, which TorchScript refuses
+        shape = _F_INTERPOLATE(
+            x[:0], self.size, self.scale_factor, self.mode, self.align_corners,
+            self.recompute_scale_factor,
+        )
+        scales: List[Optional[float]] = []
+        factor, recompute, by_size = self.scale_factor, self.recompute_scale_factor, False
+        if recompute is not None:  # a constant: for None TorchScript drops the branch
+            by_size = bool(recompute)
+        for a in range(x.dim() - 2):
+            if factor is None or by_size:
+                scales.append(None)
+            elif isinstance(factor, float):
+                scales.append(factor)
+            else:
+                scales.append(float(factor[a]))
+        return _script_resize(x, shape.shape[2:], scales, self.mode == 'nearest-exact')
+
+    def __prepare_scriptable__(self):
+        "torch.jit.script's hook: the NKI path has no TorchScript form."
+        if self.backend is not None:
+            raise TypeError(
+                f'torch.jit.script cannot compile ResizeNearest(backend={self.backend!r}): the NKI'
+                ' kernel runs on the host; script ResizeNearest with backend=None'
+            )
+        return self
 
     def extra_repr(self):
         return (
@@ -474,7 +557,71 @@ def _traced_resize(
     maps = [_traced_axis_index(i, o, s, input.device, mode) for i, o, s in zip(ins, out, scales)]
     return _keep_format(input, _gather(input, maps))
 
+# %% ../nbs/14_torch.ipynb #14-023-8
+def _script_floor_quotient(n: torch.Tensor, scale: float, half: bool) -> torch.Tensor:
+    """floor(n / scale), or floor(n / (2 scale)) when half, exactly in TorchScript's int64: the
+    float scale is num / 2^shift, found by doubling it until it is whole (each doubling is exact),
+    then floor(n * 2^shift / num) by long division, as _floor_quotient does."""
+    if scale >= 2.0**61:
+        return torch.zeros_like(n)  # n < 2^33, so n / scale < 1
+    whole, shift = scale, 0
+    while whole != math.floor(whole):
+        whole = whole * 2.0
+        shift += 1
+    num = int(whole) * (2 if half else 1)  # below 2^54 when shift > 0 (a double's mantissa)
+    first = min(shift, 29)  # n < 2^33, so n * 2^29 < 2^62
+    quotient, rest = (n * (1 << first)) // num, (n * (1 << first)) % num
+    shift -= first
+    while shift > 0:
+        step = min(shift, 8)  # rest < num < 2^54, so rest * 2^8 < 2^62
+        quotient = quotient * (1 << step) + (rest * (1 << step)) // num
+        rest = (rest * (1 << step)) % num
+        shift -= step
+    return quotient
+
+
+def _script_axis_index(
+    in_size: int, out_size: int, scale: Optional[float], half: bool, device: torch.device
+) -> torch.Tensor:
+    "The exact source index along one axis, as _traced_axis_index gives it, in TorchScript."
+    d = torch.arange(out_size, device=device)
+    n = 2 * d + 1 if half else d  # d + 1/2 = (2d + 1) / 2
+    if scale is None:
+        index = n * in_size // (2 * out_size if half else out_size)
+    else:
+        index = _script_floor_quotient(n, scale, half)
+    return index.clamp(max=in_size - 1)
+
+
+def _script_resize(
+    x: torch.Tensor, out: List[int], scales: List[Optional[float]], half: bool
+) -> torch.Tensor:
+    "index_select along each spatial axis with its exact map, in x's memory format."
+    y = x
+    for a in range(len(out)):
+        y = y.index_select(2 + a, _script_axis_index(x.shape[2 + a], out[a], scales[a], half,
+                                                     x.device))
+    return _keep_format(x, y)
+
 # %% ../nbs/14_torch.ipynb #14-023-5
+# F.interpolate is exact in a context (a thread, an asyncio task) while this counts open blocks
+_EXACT_BLOCKS = contextvars.ContextVar('resize_nearest_exact_blocks', default=0)
+_LOCK = threading.Lock()  # guards the counts below across threads
+# patch() blocks open in all contexts (the wrapper is installed while any is), and the function
+# it replaced (PyTorch's own, or another library's wrapper), which calls from outside a block get
+_INSTALLED = {'open': 0, 'replaced': _F_INTERPOLATE}
+_MODULE_BLOCKS = weakref.WeakKeyDictionary()  # module -> patch(model) blocks holding its forward
+
+
+def _refuse_script(what: str):
+    "torch.jit.script's hook where it would compile PyTorch's inexact F.interpolate: a refusal."
+    raise TypeError(
+        f'torch.jit.script cannot compile {what}: TorchScript would compile PyTorch\'s own'
+        ' F.interpolate, not the exact one. Script outside patch() blocks and without patch_model,'
+        ' and use ResizeNearest, which TorchScript compiles exactly.'
+    )
+
+
 def _routed_interpolate(
     input,
     size=None,
@@ -484,16 +631,45 @@ def _routed_interpolate(
     recompute_scale_factor=None,
     antialias=False,
 ):
-    "F.interpolate with its nearest calls exact; every other mode is PyTorch's own."
+    """F.interpolate, exact for nearest modes in a context inside a patch() block; everywhere else
+    the function it replaced (PyTorch's own)."""
     args = (input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
-    nearest = mode in NEAREST_MODES and isinstance(input, torch.Tensor)
-    if nearest and input.dtype != torch.bool and not input.is_complex():
+    if _EXACT_BLOCKS.get() and mode in NEAREST_MODES and isinstance(input, torch.Tensor):
         return interpolate_nearest(*args)
-    return _F_INTERPOLATE(*args)
+    return _INSTALLED['replaced'](*args)
 
 
+_routed_interpolate.__prepare_scriptable__ = functools.partial(
+    _refuse_script, 'F.interpolate while a patch() block is open'
+)
+
+
+@contextlib.contextmanager
+def _exact_interpolate():
+    """F.interpolate exact in this context for the block: the wrapper is installed while any
+    context has a block open and consults a context variable, so other threads and tasks keep
+    PyTorch's own, and blocks may close in any order."""
+    with _LOCK:
+        if _INSTALLED['open'] == 0 and F.interpolate is not _routed_interpolate:
+            _INSTALLED['replaced'] = F.interpolate
+            F.interpolate = _routed_interpolate
+        _INSTALLED['open'] += 1
+    _EXACT_BLOCKS.set(_EXACT_BLOCKS.get() + 1)
+    try:
+        yield
+    finally:
+        _EXACT_BLOCKS.set(max(_EXACT_BLOCKS.get() - 1, 0))
+        with _LOCK:
+            _INSTALLED['open'] -= 1
+            if _INSTALLED['open'] == 0 and F.interpolate is _routed_interpolate:
+                F.interpolate = _INSTALLED['replaced']
+
+# %% ../nbs/14_torch.ipynb #14-023-5b
 def _exact_upsample_forward(module, input):
-    "An nn.Upsample's forward with the exact resize (its attributes read at every call)."
+    """An nn.Upsample's forward with the exact resize in a nearest mode (its attributes read at
+    every call); in any other mode, nn.Upsample's own."""
+    if module.mode not in NEAREST_MODES:
+        return nn.Upsample.forward(module, input)
     return interpolate_nearest(
         input,
         module.size,
@@ -504,35 +680,92 @@ def _exact_upsample_forward(module, input):
     )
 
 
+def _ours(f, func) -> bool:
+    "Whether f is one of the partials of `func` this module sets on an instance."
+    return isinstance(f, functools.partial) and f.func is func
+
+
+def _is_exact(m) -> bool:
+    "Whether m's instance forward is the exact one this module gives."
+    return _ours(m.__dict__.get('forward'), _exact_upsample_forward)
+
+
+def _upsamples(model: nn.Module) -> list:
+    """The nearest nn.Upsample modules of `model` whose forward is nn.Upsample's own, or already
+    the exact one: a subclass's forward or one set on the instance is left alone."""
+    return [
+        m for m in model.modules()
+        if isinstance(m, nn.Upsample) and m.mode in NEAREST_MODES
+        and type(m).forward is nn.Upsample.forward
+        and ('forward' not in m.__dict__ or _is_exact(m))
+    ]
+
+
+def _make_exact(m):
+    "Give m the exact instance forward (and a clear refusal for torch.jit.script)."
+    m.forward = functools.partial(_exact_upsample_forward, m)
+    m.__prepare_scriptable__ = functools.partial(_refuse_script, 'an nn.Upsample made exact')
+
+
+def _unmake_exact(m):
+    "Take back what _make_exact gave m and is still there (not what the user set since)."
+    if _ours(m.__dict__.get('forward'), _exact_upsample_forward):
+        del m.__dict__['forward']
+    if _ours(m.__dict__.get('__prepare_scriptable__'), _refuse_script):
+        del m.__dict__['__prepare_scriptable__']
+
+
 def patch_model(model: nn.Module) -> nn.Module:
     "Make every nearest nn.Upsample of `model` exact, keeping the modules and their attributes."
-    for m in model.modules():
-        if isinstance(m, nn.Upsample) and m.mode in NEAREST_MODES:
-            m.forward = functools.partial(_exact_upsample_forward, m)
+    with _LOCK:
+        for m in _upsamples(model):
+            if not _is_exact(m):
+                _make_exact(m)
+            _MODULE_BLOCKS.pop(m, None)  # for good: no enclosing patch(model) block takes it back
     return model
+
+# %% ../nbs/14_torch.ipynb #14-023-5c
+def _hold(model: nn.Module) -> list:
+    "The modules a patch(model) block holds: made exact if no block or patch_model has done it."
+    held = []
+    with _LOCK:
+        for m in _upsamples(model):
+            if m in _MODULE_BLOCKS:
+                _MODULE_BLOCKS[m] += 1
+            elif _is_exact(m):
+                continue  # patch_model's, for good
+            else:
+                _make_exact(m)
+                _MODULE_BLOCKS[m] = 1
+            held.append(m)
+    return held
+
+
+def _release(held: list):
+    "Each held module back to nn.Upsample's forward when the last block holding it closes."
+    with _LOCK:
+        for m in held:
+            if m not in _MODULE_BLOCKS:
+                continue  # made exact for good by patch_model inside the block
+            _MODULE_BLOCKS[m] -= 1
+            if _MODULE_BLOCKS[m] == 0:
+                del _MODULE_BLOCKS[m]
+                _unmake_exact(m)
 
 
 @contextlib.contextmanager
 def patch(model: nn.Module = None):
-    """Exact nearest resizes inside the block: every F.interpolate call, or with `model` only its
-    nearest nn.Upsample modules; undone on exit."""
-    if model is not None:
-        patched = [
-            m for m in model.modules() if isinstance(m, nn.Upsample) and m.mode in NEAREST_MODES
-        ]
-        patch_model(model)
-        try:
-            yield model
-        finally:
-            for m in patched:
-                m.__dict__.pop('forward', None)
+    """Exact nearest resizes inside the block: every F.interpolate call of this thread or task,
+    or with `model` only its nearest nn.Upsample modules; undone on exit."""
+    if model is None:
+        with _exact_interpolate():
+            yield
         return
-    previous = F.interpolate
-    F.interpolate = _routed_interpolate
+    held = _hold(model)
     try:
-        yield
+        yield model
     finally:
-        F.interpolate = previous
+        _release(held)
 
 # %% ../nbs/14_torch.ipynb #14-023-2
 TORCH_BENCHMARK_CASES = tuple(
