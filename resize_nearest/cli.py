@@ -117,8 +117,9 @@ def figure_path(fig_dir, name: str, force: bool = False) -> Path:
                                 str(path))
     if os.path.lexists(path) and not force:
         kind = 'a link' if path.is_symlink() else 'a file'
-        raise FileExistsError(errno.EEXIST, f'exists ({kind}); replaced only with --force (force=True)',
-                              str(path))
+        raise FileExistsError(
+            errno.EEXIST, f'exists ({kind}); replaced only with --force (force=True)', str(path)
+        )
     return path
 
 
