@@ -280,15 +280,16 @@ ON_CHIP_BYTES = 128 * 256 * 1024 * (1 + 1 + 8)
 
 
 def resize_memory_bytes(x_shape, out_shape, itemsize: int) -> int:
-    """Bytes one resize holds at its peak on this machine: the input, the plan, the interpreter's
-    on-chip tensors, and either a fresh run (the output and its written mask) or a recording
-    (chapter 02h), whichever is larger."""
+    """Bytes one resize holds at its peak on this machine: the input, and then the larger of the
+    plan (done and freed before any run) and the run: the interpreter's on-chip tensors with either
+    a fresh run (the output and its written mask) or a recording (chapter 02h), whichever is
+    larger."""
     in_bytes = int(np.prod(x_shape)) * itemsize
     out_elements = int(np.prod(out_shape))
     plan = PLAN_BYTES_PER_OUTPUT_PIXEL * (out_elements // out_shape[-1])
     fresh = out_elements * (itemsize + 1)
-    run = max(fresh, recording_bytes(x_shape, out_shape, itemsize))
-    return in_bytes + plan + ON_CHIP_BYTES + run
+    run = ON_CHIP_BYTES + max(fresh, recording_bytes(x_shape, out_shape, itemsize))
+    return in_bytes + max(plan, run)
 
 
 @functools.lru_cache(maxsize=1024)

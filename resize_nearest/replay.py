@@ -51,16 +51,18 @@ def probe_inputs(shape, dtype):
 
 
 def recording_bytes(x_shape, out_shape, itemsize: int) -> int:
-    """Bytes a recording holds at its peak beyond the input: one probe, the outputs of the probes
-    with the running one's written mask, the decoded map, its per-pixel form and the temporaries of
-    one step of each."""
+    """Bytes a recording holds at its peak beyond the input, the largest of its three phases: the
+    runs (one probe, the outputs so far, the running one's output and written mask), the decoding
+    (the outputs, the int64 map) and the per-pixel map (the map, its per-pixel form and a
+    temporary of it), with the temporaries of one step."""
     in_elements, out_elements = int(np.prod(x_shape)), int(np.prod(out_shape))
     out_pixels = out_elements // out_shape[-1]
     digits = probe_digits(in_elements, itemsize)
-    probing = in_elements * itemsize
-    outputs = (digits + 1) * out_elements * itemsize + out_elements
+    runs = in_elements * itemsize + (digits + 1) * out_elements * itemsize + out_elements
+    decoding = digits * out_elements * itemsize + 8 * out_elements
+    mapping = 8 * out_elements + 17 * out_pixels
     steps = 24 * STEP  # a step's temporaries: int64 indices and shifted digits, uint32 digits
-    return probing + outputs + 8 * out_elements + 24 * out_pixels + steps
+    return max(runs, decoding, mapping) + steps
 
 
 def decode(outputs, itemsize: int) -> np.ndarray:
