@@ -12,7 +12,7 @@ __all__ = ['SUPPORTED_DTYPES', 'VARIANT_NAMES', 'KERNEL_MODES', 'RECORD_SECONDS_
            'resize_memory_bytes', 'prepare_resize', 'resize_nearest']
 
 # %% ../nbs/07_api.ipynb #07-004
-import functools, math, numpy as np, warnings, ml_dtypes, os
+import functools, math, numpy as np, reprlib, warnings, ml_dtypes, os
 from fractions import Fraction
 from .nearest_modes import COORDINATE_MODES, NEAREST_MODES, affine_params
 from .nearest_modes import source_index
@@ -114,6 +114,18 @@ def _check_choice(name: str, value, allowed: tuple):
 
 
 _REAL = (int, float, np.integer, np.floating, Fraction)
+_FLOAT32_MAX = float(np.finfo(np.float32).max)  # the largest scale an ONNX model can store
+
+
+def _scale_value(s):
+    "A Fraction as it is; a number as the float32 that stores it (inf beyond float32's range)."
+    if isinstance(s, Fraction):
+        return s
+    try:
+        with np.errstate(over='ignore'):  # a float beyond float32 becomes inf, refused after
+            return float(np.float32(s))
+    except OverflowError:  # an int beyond any float (10**400)
+        return math.inf
 
 
 def check_scales(scales) -> tuple:
@@ -125,11 +137,14 @@ def check_scales(scales) -> tuple:
         )
     for s in scales:
         if isinstance(s, (bool, np.bool_)) or not isinstance(s, _REAL):
-            raise TypeError(f'scales must hold real numbers, got {scales!r}')
-    with np.errstate(over='ignore'):  # a float beyond float32 becomes inf, refused below
-        checked = tuple(s if isinstance(s, Fraction) else float(np.float32(s)) for s in scales)
-    if not all(math.isfinite(s) and s > 0 for s in checked):
-        raise ValueError(f'scales must be positive and finite, got {scales!r}')
+            raise TypeError(f'scales must hold real numbers, got {reprlib.repr(scales)}')
+    checked = tuple(_scale_value(s) for s in scales)
+    # compared exactly (a Fraction against a float): NaN fails both comparisons
+    if not all(0 < s <= _FLOAT32_MAX for s in checked):
+        raise ValueError(
+            f'scales must be positive and finite, at most float32\'s largest ({_FLOAT32_MAX:.4g});'
+            f' got {reprlib.repr(scales)}'
+        )
     return checked
 
 # %% ../nbs/07_api.ipynb #07-009-3
@@ -265,15 +280,16 @@ ON_CHIP_BYTES = 128 * 256 * 1024 * (1 + 1 + 8)
 
 
 def resize_memory_bytes(x_shape, out_shape, itemsize: int) -> int:
-    """Bytes one resize holds at its peak on this machine: the input, the plan, the interpreter's
-    on-chip tensors, and either a fresh run (the output and its written mask) or a recording
-    (chapter 02h), whichever is larger."""
+    """Bytes one resize holds at its peak on this machine: the input, and then the larger of the
+    plan (done and freed before any run) and the run: the interpreter's on-chip tensors with either
+    a fresh run (the output and its written mask) or a recording (chapter 02h), whichever is
+    larger."""
     in_bytes = int(np.prod(x_shape)) * itemsize
     out_elements = int(np.prod(out_shape))
     plan = PLAN_BYTES_PER_OUTPUT_PIXEL * (out_elements // out_shape[-1])
     fresh = out_elements * (itemsize + 1)
-    run = max(fresh, recording_bytes(x_shape, out_shape, itemsize))
-    return in_bytes + plan + ON_CHIP_BYTES + run
+    run = ON_CHIP_BYTES + max(fresh, recording_bytes(x_shape, out_shape, itemsize))
+    return in_bytes + max(plan, run)
 
 
 @functools.lru_cache(maxsize=1024)

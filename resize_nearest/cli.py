@@ -5,12 +5,14 @@ MODEL.onnx`: the project's checks and tools for people who do not open notebooks
 
 # %% auto #0
 __all__ = ['SECONDS_PER_PAIR', 'SECONDS_PER_TILE', 'SHIPPED_KERNELS', 'EXAMPLES', 'plot_difference',
-           'demo', 'plot_sweep', 'sweep', 'sweep_estimate', 'finding_lines', 'lint',
-           'parse_hw', 'check_command', 'audit_command', 'build_parser', 'main']
+           'figure_path', 'save_figure', 'demo', 'plot_sweep', 'sweep', 'sweep_estimate',
+           'finding_lines', 'lint', 'parse_hw', 'check_command', 'audit_command',
+           'printable', 'build_parser', 'main']
 
 # %% ../nbs/15_cli.ipynb #15-003
-import argparse, importlib, importlib.util, inspect, json, os, re, sys, time, tempfile
-import textwrap, warnings
+import argparse, errno, importlib, importlib.util, inspect, json, math, os, re, secrets, sys
+import time
+import tempfile, textwrap, warnings
 import numpy as np, ml_dtypes
 from pathlib import Path
 from matplotlib.figure import Figure
@@ -22,6 +24,7 @@ from .compare import kernel_sweep
 from .audit import check, audit_onnx, affected, convention_wrong_pixels
 from .nearest_modes import COORDINATE_MODES, NEAREST_MODES
 from .onnx_reader import ModelReadError
+from .plan import F32_EXACT, MAX_AXIS
 from .nki_cpu.frontend import kernel_problems
 from .variants import VARIANTS
 from .tables import Table
@@ -105,17 +108,47 @@ def _demo_failing_size(rng, results):
     return ac, ex
 
 
-def demo(fig_dir='.', seed: int = 0) -> dict:
+def figure_path(fig_dir, name: str, force: bool = False) -> Path:
+    """Where a command writes its figure `name`, checked before any work: a folder of that name is
+    refused, and so is anything already there (a file or a link) unless `force`."""
+    path = Path(fig_dir) / name
+    if path.is_dir() and not path.is_symlink():
+        raise IsADirectoryError(errno.EISDIR, 'is a folder, not a file the figure can replace',
+                                str(path))
+    if os.path.lexists(path) and not force:
+        kind = 'a link' if path.is_symlink() else 'a file'
+        raise FileExistsError(
+            errno.EEXIST, f'exists ({kind}); replaced only with --force (force=True)', str(path)
+        )
+    return path
+
+
+def save_figure(fig: Figure, path: Path, force: bool = False):
+    """Write `fig` as a PNG to a new file beside `path`, then rename it to `path`: a link there is
+    replaced, never followed, and no half-written file is ever left."""
+    tmp = path.parent / f'.{path.name}.{secrets.token_hex(6)}.tmp'
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # a new file: no link followed
+    try:
+        with os.fdopen(fd, 'wb') as f:
+            fig.savefig(f, format='png', dpi=90, metadata={'Software': None})
+        figure_path(path.parent, path.name, force)  # nothing appeared there while it was drawn
+        os.replace(tmp, path)
+    except BaseException:  # Ctrl-C too: leave no temporary file behind
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def demo(fig_dir='.', seed: int = 0, force: bool = False) -> dict:
     """Run the compiler's example shape and a failing size through both kernels; print the checks;
-    write demo.png."""
+    write demo.png (an existing one only with `force`)."""
+    Path(fig_dir).mkdir(parents=True, exist_ok=True)
+    path = figure_path(fig_dir, 'demo.png', force)  # before the work, not after it
     print(_backend.describe())
     rng, results = np.random.default_rng(seed), {}
     _demo_compiler_example(rng, results)
     ac, ex = _demo_failing_size(rng, results)
     fig = plot_difference(ac[0], ex[0], 'as-compiled vs exact kernel, 26x26 -> 22x22')
-    path = Path(fig_dir) / 'demo.png'
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=90, metadata={'Software': None})
+    save_figure(fig, path, force)
     print(f'wrote {path}')
     bad = [k for k, v in results.items() if k[0] != '26->22' and v]
     if bad:
@@ -143,9 +176,11 @@ def plot_sweep(counts: np.ndarray, title: str) -> Figure:
     return fig
 
 
-def sweep(max_size: int = 24, fig_dir='.', progress: bool = None) -> dict:
+def sweep(max_size: int = 24, fig_dir='.', progress: bool = None, force: bool = False) -> dict:
     """Both kernels against the integer map for every (in, out) pair up to max_size; a table and a
-    heat map."""
+    heat map, sweep.png (an existing one only with `force`)."""
+    Path(fig_dir).mkdir(parents=True, exist_ok=True)
+    path = figure_path(fig_dir, 'sweep.png', force)  # before the work, not after it
     res = kernel_sweep(max_size, progress=sys.stderr.isatty() if progress is None else progress)
     print(
         f"{'variant':>12} {'pairs':>7} {'pairs wrong':>12} {'pixels wrong':>13}  first failing pair"
@@ -155,11 +190,8 @@ def sweep(max_size: int = 24, fig_dir='.', progress: bool = None) -> dict:
         bad = np.argwhere(c > 0) + 1
         first = min((tuple(int(t) for t in b) for b in bad), key=max) if len(bad) else '-'
         print(f'{v:>12} {c.size:>7} {int((c > 0).sum()):>12} {int(c.sum()):>13}  {first}')
-    path = Path(fig_dir) / 'sweep.png'
-    path.parent.mkdir(parents=True, exist_ok=True)
-    plot_sweep(
-        res['as_compiled'], f'as-compiled kernel: wrong pixels, n x n -> m x m, n,m <= {max_size}'
-    ).savefig(path, dpi=90, metadata={'Software': None})
+    title = f'as-compiled kernel: wrong pixels, n x n -> m x m, n,m <= {max_size}'
+    save_figure(plot_sweep(res['as_compiled'], title), path, force)
     print(f'wrote {path}')
     if res['exact'].any():
         raise SystemExit('sweep FAILED: the exact kernel differs from the integer map')
@@ -246,12 +278,26 @@ def finding_lines(problems) -> list:
     return lines
 
 
+def _checked(target: str):
+    """(problems, functions checked) of one target, or None after printing why the check cannot
+    follow it (an expression nested past Python's recursion limit): an error, not a refusal."""
+    try:
+        return kernel_problems(_resolve(target))
+    except ValueError as e:
+        print(f'ERROR {target}: {e}')
+        return None
+
+
 def lint(targets=SHIPPED_KERNELS) -> int:
     """Check each 'module:function' kernel against the NKI 0.3 subset; print the findings, one line
-    per refused construct; 0 if all pass, else 1."""
-    failed = 0
+    per refused construct; 0 if all pass, 1 if some are refused, 2 if some cannot be checked."""
+    failed = errors = 0
     for target in targets:
-        problems, seen = kernel_problems(_resolve(target))
+        checked = _checked(target)
+        if checked is None:
+            errors += 1
+            continue
+        problems, seen = checked
         if problems:
             failed += 1
             kinds = len({p.message for p in problems})
@@ -262,9 +308,9 @@ def lint(targets=SHIPPED_KERNELS) -> int:
             print('\n'.join(finding_lines(problems)))
         else:
             names = ', '.join(f.__name__ for f in seen)
-            checked = f'ok   {target} ({len(seen)} functions checked: {names})'
-            print(textwrap.fill(checked, 100, subsequent_indent=' ' * 7, break_on_hyphens=False))
-    return 1 if failed else 0
+            line = f'ok   {target} ({len(seen)} functions checked: {names})'
+            print(textwrap.fill(line, 100, subsequent_indent=' ' * 7, break_on_hyphens=False))
+    return 2 if errors else 1 if failed else 0
 
 # %% ../nbs/15_cli.ipynb #15-008-2
 def parse_hw(text: str, name: str) -> tuple:
@@ -291,14 +337,25 @@ def _convention_rows(in_hw, out_hw, mode, rounding) -> list:
     return rows
 
 
+def _check_rows(in_hw, out_hw, mode, rounding) -> list:
+    """check's rows; past the kernels' axis limit, the libraries' rows with ours marked not run
+    (the audit engine's counts) instead of no rows at all."""
+    if (mode, rounding) != ('asymmetric', 'floor'):
+        return _convention_rows(in_hw, out_hw, mode, rounding)
+    try:
+        return check(in_hw, out_hw)
+    except ValueError:
+        # only sizes check itself takes (under 2^24 pixels each) that pass the kernels' axis limit
+        if max(in_hw + out_hw) <= MAX_AXIS or max(math.prod(in_hw), math.prod(out_hw)) >= F32_EXACT:
+            raise
+        return _convention_rows(in_hw, out_hw, mode, rounding)
+
+
 def check_command(in_text, out_text, as_json=False, mode='asymmetric', rounding='floor') -> int:
     "The `check` command: 1 when an implementation other than ours copies a wrong pixel."
     in_hw, out_hw = parse_hw(in_text, 'IN'), parse_hw(out_text, 'OUT')
     try:
-        if (mode, rounding) == ('asymmetric', 'floor'):
-            rows = check(in_hw, out_hw)
-        else:
-            rows = _convention_rows(in_hw, out_hw, mode, rounding)
+        rows = _check_rows(in_hw, out_hw, mode, rounding)
     except ValueError as e:  # sizes outside what check runs: a usage error, not a finding
         _usage_error(str(e))
     if as_json:
@@ -328,16 +385,33 @@ def audit_command(path: str, as_json: bool = False) -> int:
     except ModelReadError as e:  # the file itself: each refusal names what it is
         _usage_error(f'MODEL {e}')
     if as_json:
-        _write_json(report)
+        _write_json(report)  # JSON escapes control characters itself
     else:
-        print(f'{len(report)} Resize/Upsample node(s) in {path}')
-        for r in report:
-            print(f"  {r['node']} ({r['op']}, {r['convention']}, {r['where']}): {r['status']}")
-            if r.get('resized'):
-                print(f"    {r['resized']}")
-            for name, value in r.get('wrong', {}).items():
-                print(f'    {name}: {value}')
+        _print_report(report, path)
     return int(affected(report))
+
+
+def printable(value) -> str:
+    """`value` as text a terminal shows as it is: control and format characters (escape sequences,
+    a carriage return, a newline) and backslashes escaped, as Python writes them in a string."""
+    text = str(value)
+    return ''.join(
+        c if c.isprintable() and c != '\\' else c.encode('unicode_escape').decode('ascii')
+        for c in text
+    )
+
+
+def _print_report(report, path):
+    "audit's text: one paragraph per node, every name from the model escaped (printable)."
+    p = printable
+    print(f'{len(report)} Resize/Upsample node(s) in {p(path)}')
+    for r in report:
+        print(f"  {p(r['node'])} ({p(r['op'])}, {p(r['convention'])}, {p(r['where'])}):"
+              f" {p(r['status'])}")
+        if r.get('resized'):
+            print(f"    {p(r['resized'])}")
+        for name, value in r.get('wrong', {}).items():
+            print(f'    {p(name)}: {p(value)}')
 
 # %% ../nbs/15_cli.ipynb #15-008-3
 EXAMPLES = {  # command -> (what it does, an example), shown by `resize-nearest COMMAND --help`
@@ -398,11 +472,12 @@ def build_parser() -> argparse.ArgumentParser:
         dest='command', required=True, metavar='COMMAND', parser_class=_Parser
     )
     demo_p = _subcommand(subs, 'demo')
-    demo_p.add_argument('--figures', default='.', help='folder for demo.png (default: here)')
     sweep_p = _subcommand(subs, 'sweep')
     sweep_p.add_argument('--max', type=int, default=24, help='largest size per axis, 1..512')
     sweep_p.add_argument('--yes', action='store_true', help='run even when estimated over 10 min')
-    sweep_p.add_argument('--figures', default='.', help='folder for sweep.png (default: here)')
+    for p, name in ((demo_p, 'demo.png'), (sweep_p, 'sweep.png')):
+        p.add_argument('--figures', default='.', help=f'folder for {name} (default: here)')
+        p.add_argument('--force', action='store_true', help=f'replace an existing {name}')
     lint_p = _subcommand(subs, 'lint')
     lint_p.add_argument('targets', nargs='*', metavar='module:function')
     check_p = _subcommand(subs, 'check')
@@ -467,8 +542,19 @@ def _quiet_pipe(f) -> int:
         return 141
     except OSError as e:
         _silence_stdout()
-        _say(f'cannot write the output: {e.strerror or e}')
+        what = 'the output' if e.filename is None else printable(e.filename)
+        _say(f'cannot write {what}: {e.strerror or e}')
         return 2
+
+
+def _figure_folder(a, name: str) -> str:
+    "The --figures folder, writable, with room for the figure `name` (--force: replace it)."
+    _writable(a.figures)
+    try:
+        figure_path(a.figures, name, a.force)
+    except OSError as e:
+        _usage_error(f'cannot write {printable(e.filename)}: it {e.strerror}')
+    return a.figures
 
 
 def _run(a) -> int:
@@ -488,15 +574,24 @@ def _run(a) -> int:
                 f'sweep --max {a.max} is estimated at {sweep_estimate(a.max) / 3600:.1f} '
                 'hours on this interpreter; pass --yes to run it anyway'
             )
-        _writable(a.figures)
-        return sweep(a.max, a.figures) and 0
-    _writable(a.figures)
-    return demo(a.figures) and 0
+        return sweep(a.max, _figure_folder(a, 'sweep.png'), force=a.force) and 0
+    return demo(_figure_folder(a, 'demo.png'), force=a.force) and 0
 
 
 def main(argv=None):
-    "The `resize-nearest` command."
-    argv = sys.argv[1:] if argv is None else list(argv)
+    "The `resize-nearest` command; Ctrl-C stops it quietly with exit status 130, as shells report."
+    try:
+        _main(sys.argv[1:] if argv is None else list(argv))
+    except KeyboardInterrupt:
+        try:
+            sys.stdout.flush()  # what was printed before the interrupt
+        except (OSError, ValueError):
+            _silence_stdout()
+        sys.exit(130)
+
+
+def _main(argv: list):
+    "Parse `argv`, check the backend, run the command; exits with its status."
     _Parser.json_requested = '--json' in argv
     if sys.stdout is None:  # started with stdout closed (`>&-`): nothing could be reported
         sys.stdout = open(os.devnull, 'w')

@@ -70,8 +70,10 @@ def _gather(blocks, width, itemsize, times=1) -> Counter:
 def axis_sources(in_size: int, out_size: int, axis_map) -> np.ndarray:
     "clamp(floor((a*d + b) / c), 0, in - 1) for every output index d of one axis, in int64."
     a, b, c = axis_map
-    d = np.arange(out_size, dtype=np.int64)
-    return np.clip((a * d + b) // c, 0, in_size - 1)
+    # int64 while every term fits; Python integers beyond (a tiny scale's map has a huge a)
+    small = max(abs(a) * out_size + abs(b), c) < 1 << 62
+    d = np.arange(out_size, dtype=np.int64 if small else object)
+    return np.clip((a * d + b) // c, 0, in_size - 1).astype(np.int64)
 
 
 def _flat_map_blocks(in_hw, out_hw, mode, block=1 << 22, maps=()):

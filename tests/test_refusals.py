@@ -136,7 +136,7 @@ def test_command_line_refusals(tmp_path):
     assert r.returncode == 2 and '--yes' in r.stderr and 'estimated' in r.stderr
     r = _cli('demo', '--max', '1', cwd=tmp_path)
     assert r.returncode == 2 and 'unrecognized arguments: --max' in r.stderr
-    r = _cli('sweep', '--max', '3', cwd=tmp_path)
+    r = _cli('sweep', '--max', '3', '--force', cwd=tmp_path)
     assert r.returncode == 0 and 'size pairs' not in r.stderr          # no progress bar when stderr is not a terminal
 
 # a bad RESIZE_NEAREST_BACKEND does not break the import: tests/test_backend.py::test_env_var_is_read_when_a_kernel_runs

@@ -83,7 +83,21 @@ class Kernel:
                 raise NkiSubsetError(
                     f'kernel argument {name} of {self.__name__} is a list; NKI 0.3 takes tuples'
                 )
-        return _to_numpy(self.func(*(_arg(a, i) for i, a in enumerate(args)), **kwargs))
+        return _to_numpy(_own_block(lambda: self.func(*(_arg(a, i) for i, a in enumerate(args)),
+                                                      **kwargs)))
+
+
+def _own_block(run):
+    """`run()` counting into a block of its own that joins the counters around it at the end: runs
+    at once on threads sharing one counting block neither see each other's live on-chip bytes nor
+    lose counts."""
+    mine = memory.Stats()
+    mine.reset(trace=STATS.trace is not None)
+    STATS.open_block(mine)
+    try:
+        return run()
+    finally:
+        STATS.close_block(mine)
 
 
 def jit(func=None, mode='auto', **kwargs):
@@ -111,8 +125,9 @@ def stats() -> dict:
 
 @contextlib.contextmanager
 def counting(trace: bool = False):
-    """Count the runs inside the block on their own (this context only: thread, asyncio task);
-    yields their Stats, which also join the enclosing counters when the block closes."""
+    """Count the runs inside the block on their own (this context only: thread, asyncio task, and
+    threads started with `contextvars.copy_context().run`; a plain new thread counts apart); yields
+    their Stats, which also join the enclosing counters when the block closes."""
     mine = memory.Stats()
     mine.reset(trace)
     STATS.open_block(mine)

@@ -740,18 +740,25 @@ def _signature_problems(fn, node, file) -> list:
 
 def _check_one(f, exports) -> tuple:
     "(problems, functions it calls) of one function."
+    code = f.__code__
     try:
         checker = _Checker(f, exports).run()
     except NkiSubsetError as e:
-        code = f.__code__
         return [
             Problem(code.co_filename, code.co_firstlineno, f.__qualname__, str(e), 'no-source')
         ], []
+    except RecursionError:  # the check walks the syntax tree recursively, one frame per level
+        raise ValueError(
+            f'{f.__qualname__} ({code.co_filename}:{code.co_firstlineno}) nests an expression too'
+            f" deeply to check (past Python's recursion limit of {sys.getrecursionlimit()});"
+            ' split the expression into steps'
+        ) from None
     return checker.problems, checker.calls
 
 
 def kernel_problems(fn) -> tuple:
-    "(problems, functions checked) for kernel `fn` and every module-level function it reaches."
+    """(problems, functions checked) for kernel `fn` and every module-level function it reaches;
+    ValueError for an expression nested too deeply to check."""
     fn = getattr(fn, 'func', fn)
     if not isinstance(fn, types.FunctionType):
         raise TypeError(f'fn must be a Python function (a kernel), got {type(fn).__name__}')

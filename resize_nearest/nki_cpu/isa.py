@@ -63,7 +63,9 @@ _ROUNDING = contextvars.ContextVar('cast_rounding', default='rne')
 
 
 def cast_rounding(mode: str):
-    "Inside the block, every float -> integer cast of the interpreter rounds by `mode`."
+    """Inside the block, every float -> integer cast of the interpreter rounds by `mode`: in this
+    context only (a context variable), which a thread sees when started with
+    `contextvars.copy_context().run`; a plain new thread starts from 'rne'."""
     return setting(_ROUNDING, mode, ROUNDINGS, 'mode')
 
 

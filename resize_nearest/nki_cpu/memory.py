@@ -52,7 +52,9 @@ def setting(var: contextvars.ContextVar, value, allowed, arg: str):
 
 
 def target_chip(chip: str):
-    "Check SBUF/PSUM capacity against `chip` ('trn1', 'trn2' or 'trn3') inside the block."
+    """Check SBUF/PSUM capacity against `chip` ('trn1', 'trn2' or 'trn3') inside the block: in this
+    context only (a context variable), which a thread sees when started with
+    `contextvars.copy_context().run`; a plain new thread starts from 'trn1'."""
     return setting(_TARGET_CHIP, chip, CHIP_MEMORY, 'chip')
 
 
@@ -271,8 +273,18 @@ def _summary(self) -> dict:
     )
 
 
+# runs on several threads may end at once into one counting block (threads started with
+# contextvars.copy_context().run share it): their counts join one at a time
+_MERGE_LOCK = threading.Lock()
+
+
 def _merge(self, other: 'Stats'):
     "Add another Stats' counts (and trace) to these; peaks combine as the larger."
+    with _MERGE_LOCK:
+        _merge_unlocked(self, other)
+
+
+def _merge_unlocked(self, other: 'Stats'):
     self.instructions.update(other.instructions)
     self.elements.update(other.elements)
     self.descriptor_sizes.update(other.descriptor_sizes)

@@ -1,0 +1,123 @@
+"""The command line's answers at its edges: Ctrl-C stops any command quietly with status 130,
+audit's text escapes control characters in names from the model, check reports the libraries'
+rows past the kernels' axis limit, and lint reports a kernel too deeply nested to check as an
+error (status 2), not as a refusal (status 1)."""
+import importlib
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from resize_nearest import cli
+from resize_nearest.nki_cpu.frontend import kernel_problems
+
+
+def run_cli(argv, capsys):
+    "resize-nearest in this process: (exit status, stdout, stderr)."
+    with pytest.raises(SystemExit) as stop:
+        cli.main(argv)
+    out, err = capsys.readouterr()
+    return stop.value.code, out, err
+
+
+# --- Ctrl-C -----------------------------------------------------------------------------------
+
+# the command as a terminal starts it (SIGINT raises KeyboardInterrupt even where the test runner
+# was started with SIGINT ignored), saying when its imports are done
+STARTED = (
+    'import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler);'
+    " import resize_nearest.cli as c; print('started', flush=True); c.main(sys.argv[1:])"
+)
+
+
+@pytest.mark.parametrize('argv', [
+    ['demo', '--figures', '.'],
+    ['sweep', '--max', '60', '--yes', '--figures', '.'],
+    ['check', '4000x4000', '3000x3000'],
+])
+def test_ctrl_c_stops_a_command_quietly_with_status_130(tmp_path, argv):
+    child = subprocess.Popen([sys.executable, '-c', STARTED, *argv], cwd=tmp_path,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline() == 'started\n'
+        time.sleep(0.3)  # inside the command's work
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert child.returncode == 130, err
+    assert 'Traceback' not in err and 'KeyboardInterrupt' not in err
+    assert not list(tmp_path.iterdir())  # no figure, no temporary file
+
+
+# --- audit's text -----------------------------------------------------------------------------
+
+FORGED = 'up\x1b[2J\x1b[H\r\n  all libraries: 0 wrong\x07\u202e'
+
+
+def test_audit_text_escapes_control_characters_in_names(tmp_path, capsys):
+    onnx = pytest.importorskip('onnx')
+    from onnx import TensorProto, helper
+
+    sizes = helper.make_tensor('sizes', TensorProto.INT64, [4], [1, 1, 22, 22])
+    node = helper.make_node('Resize', ['x', '', '', 'sizes'], ['y'], name=FORGED, mode='nearest')
+    graph = helper.make_graph(
+        [node], 'g', [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 1, 26, 26])],
+        [helper.make_tensor_value_info('y', TensorProto.FLOAT, None)], initializer=[sizes])
+    path = tmp_path / 'forged.onnx'
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid('', 19)]), str(path))
+    code, out, err = run_cli(['audit', str(path)], capsys)
+    assert code in (0, 1), err
+    assert not any(c in out for c in '\x1b\r\x07\u202e')
+    assert 'up\\x1b[2J\\x1b[H\\r\\n  all libraries: 0 wrong\\x07\\u202e (Resize' in out
+    assert out.count('\n') == len(out.splitlines())  # every line break is one of audit's own
+    code, out, err = run_cli(['audit', str(path), '--json'], capsys)
+    assert json.loads(out)[0]['node'] == FORGED  # JSON keeps the name, escaped by JSON itself
+
+
+def test_printable_escapes_what_a_terminal_would_act_on():
+    assert cli.printable('a\tb\x00c\\d\u200bé') == 'a\\tb\\x00c\\\\d\\u200bé'
+
+
+# --- check past the kernels' axis limit --------------------------------------------------------
+
+@pytest.mark.parametrize('sizes, axis', [(['70000', '3'], 'in_w = 70000'),
+                                         (['3', '70000'], 'out_w = 70000')])
+def test_check_past_the_kernels_axis_limit_reports_the_other_rows(capsys, sizes, axis):
+    code, out, err = run_cli(['check', *sizes, '--json'], capsys)
+    rows = {r['implementation']: r for r in json.loads(out)}
+    assert code == 0, err
+    assert rows['onnxruntime']['status'] == 'ran' and rows['onnxruntime']['wrong'] == 0
+    assert rows['Neuron compiled kernel']['wrong'] == 0
+    ours = rows['resize_nearest (exact)']
+    assert ours['wrong'] is None and ours['status'].startswith('not run') and axis in ours['status']
+
+
+# --- lint of a deeply nested expression ---------------------------------------------------------
+
+@pytest.fixture
+def deep_module(tmp_path, monkeypatch):
+    "A module Python imports whose kernel returns a sum of 2,000 terms (a tree 2,000 levels deep)."
+    (tmp_path / 'deep_kernels.py').write_text(
+        'def deep_kernel(a):\n    return ' + ' + '.join(['a'] * 2000) + '\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield importlib.import_module('deep_kernels')
+    sys.modules.pop('deep_kernels', None)
+
+
+def test_kernel_problems_of_a_too_deep_expression_is_a_value_error(deep_module):
+    with pytest.raises(ValueError, match=r'deep_kernel .*too deeply to check'):
+        kernel_problems(deep_module.deep_kernel)
+
+
+def test_lint_reports_a_too_deep_kernel_as_an_error_not_a_refusal(deep_module, capsys):
+    target = 'resize_nearest.residue_kernel:resize_nearest_residue_kernel'
+    code, out, err = run_cli(['lint', 'deep_kernels:deep_kernel', target], capsys)
+    assert code == 2 and 'Traceback' not in err
+    assert out.startswith('ERROR deep_kernels:deep_kernel: deep_kernel (') and 'FAIL' not in out
+    assert f'ok   {target}' in out  # the other target is still checked
