@@ -271,7 +271,7 @@ def _warn_as_compiled(in_hw, out_hw, stacklevel: int):
 
 # assumption: the longest fresh interpreter run (estimated) that is worth recording for replay
 RECORD_SECONDS_MAX = 20.0
-# measured with tracemalloc (tests/test_cli_counters_memory.py): the cost model's counts of the gather
+# measured with tracemalloc (tests/test_cli_counters_memory.py): the cost model counts of the gather
 # kernels walk the whole index map (an int64 map and its temporaries), 40-44 bytes per output pixel
 PLAN_BYTES_PER_OUTPUT_PIXEL = 48
 # the interpreter's on-chip tensors at most: 128 partitions of the largest chip's 256 KiB, each
