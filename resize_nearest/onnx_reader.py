@@ -76,7 +76,7 @@ def load_model(model):
     _check_external_data(proto, _model_folder(path), path)
     return proto
 
-# %% ../nbs/13c_onnx_reader.ipynb #13c-004c
+# %% ../nbs/13c_onnx_reader.ipynb #13c-005c
 def _model_folder(model):
     "The folder a model path's external data is found in; None for a ModelProto."
     if isinstance(model, (str, os.PathLike)):
@@ -507,18 +507,25 @@ SMALL_BYTES = 8192  # constants up to this size stay in the copy shape inference
 
 
 def _large_constants(proto) -> dict:
-    "{name: TensorProto} of the main graph's constants above SMALL_BYTES (initializers too)."
-    large = {t.name: t for t in proto.graph.initializer if t.ByteSize() > SMALL_BYTES}
+    """{name: TensorProto} of the main graph's initializers and Constant values above SMALL_BYTES
+    or in external files (which only this reader finds, in the model's folder)."""
+    large = {t.name: t for t in proto.graph.initializer if _is_large(t)}
     for node in proto.graph.node:
         if _is_large_constant(node):
             large[node.output[0]] = node.attribute[0].t
     return large
 
 
+def _is_large(tensor) -> bool:
+    from onnx.external_data_helper import uses_external_data
+
+    return tensor.ByteSize() > SMALL_BYTES or uses_external_data(tensor)
+
+
 def _is_large_constant(node) -> bool:
     return (node.op_type == 'Constant' and node.domain in ('', 'ai.onnx') and len(node.output) == 1
             and len(node.attribute) == 1 and node.attribute[0].name == 'value'
-            and node.ByteSize() > SMALL_BYTES)
+            and _is_large(node.attribute[0].t))
 
 
 def _typed_input(name, tensor):
@@ -580,7 +587,7 @@ def _prepared(proto, inputs: dict):
         try:
             light = inliner.inline_local_functions(light)
         except onnx.checker.ValidationError as e:
-            raise ModelReadError(f'its model-local functions cannot be inlined: {e}') from None
+            raise ModelReadError(f'the model-local functions cannot be inlined: {e}') from None
     _set_input_shapes(light, inputs)
     try:
         return shape_inference.infer_shapes(light, data_prop=True), None
@@ -741,6 +748,7 @@ def _names_read(graph) -> set:
 def _feeds(sub, large: dict, folder, given: dict) -> dict:
     """The run's inputs: the model's large constants put back into `sub` as initializers, the
     given arrays, zeros of the other inputs' static shapes; _GiveUp past RUN_BYTES_MAX."""
+    import onnx
     from onnx import helper
 
     feeds, budget, inputs = {}, RUN_BYTES_MAX, list(sub.graph.input)
@@ -752,7 +760,7 @@ def _feeds(sub, large: dict, folder, given: dict) -> dict:
             budget -= _put_back(sub, large[vi.name], folder, budget)
             continue
         else:
-            shape = _graph_shapes(type(sub.graph)(input=[vi])).get(vi.name)
+            shape = _graph_shapes(onnx.GraphProto(input=[vi])).get(vi.name)
             if shape is None or None in shape:
                 raise _GiveUp(f'the model input {vi.name!r} has dynamic dimensions {shape}')
             dtype = np.dtype(helper.tensor_dtype_to_np_dtype(vi.type.tensor_type.elem_type))

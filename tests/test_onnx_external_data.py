@@ -3,12 +3,13 @@ them, whatever the current folder holds; locations ONNX refuses are refused, bef
 as read errors of the audit command (exit 2, JSON kept)."""
 import os
 
+import numpy as np
 import onnx
 import pytest
 
 from resize_nearest.audit import audit_onnx
 from resize_nearest.onnx_reader import ModelReadError, load_model, read_resizes
-from hostile_onnx import cli_audit, external_sizes, one_resize, write_sizes
+from hostile_onnx import cli_audit, external_sizes, one_resize, runtime_sizes, write_sizes
 
 
 def test_external_sizes_are_read_from_the_models_folder_not_the_current_one(
@@ -75,3 +76,19 @@ def test_external_sizes_of_a_model_proto_say_the_path_is_needed(tmp_path):
     row, = audit_onnx(one_resize(None, tensor=external_sizes('sizes.bin')))
     assert row['status'].startswith("invalid: tensor 's' keeps its data in 'sizes.bin'")
     assert 'the model\'s path' in row['status']
+
+
+def test_the_sizes_run_reads_external_constants_from_the_models_folder(tmp_path, monkeypatch):
+    "Sizes computed at run time from an external constant: the run reads the model's own file."
+    m = runtime_sizes([1, 1, 26, 26])
+    tail = m.graph.initializer[0]
+    tail.ClearField('int64_data')
+    tail.raw_data = np.array([22, 22], dtype=np.int64).tobytes()
+    (tmp_path / 'model').mkdir()
+    (tmp_path / 'elsewhere').mkdir()
+    onnx.save(m, tmp_path / 'model' / 'm.onnx', save_as_external_data=True, location='w.bin',
+              size_threshold=0)
+    write_sizes(tmp_path / 'elsewhere' / 'w.bin', [7, 41])
+    monkeypatch.chdir(tmp_path / 'elsewhere')
+    r, = read_resizes(str(tmp_path / 'model' / 'm.onnx'))
+    assert r.problem is None and r.sizes == (1, 1, 22, 22), r

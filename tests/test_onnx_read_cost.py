@@ -70,11 +70,16 @@ def test_reading_a_model_costs_about_its_file_size(tmp_path):
 
 
 READ_RSS = """
-import resource, sys
+import sys
 from resize_nearest.onnx_reader import read_resizes
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+def peak_kib():  # VmHWM: this process's peak resident memory (ru_maxrss survives exec)
+    lines = open('/proc/self/status').read().splitlines()
+    return int(next(l for l in lines if l.startswith('VmHWM')).split()[1])
+
+before = peak_kib()
 r, = read_resizes(sys.argv[1])
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before, r.sizes)
+print(peak_kib() - before, r.sizes)
 """
 
 
@@ -85,7 +90,8 @@ def test_a_400_mb_model_is_read_in_about_its_size_of_memory(tmp_path):
     size = path.stat().st_size
     out = subprocess.run([sys.executable, '-c', READ_RSS, str(path)], capture_output=True,
                          text=True, check=True).stdout.split(maxsplit=1)
-    assert int(out[0]) * 1024 < 1.6 * size and out[1].strip() == '(1, 1, 22, 22)'
+    # onnx.load holds the file's bytes and the parsed model at once: twice the file at most
+    assert int(out[0]) * 1024 < 2.2 * size and out[1].strip() == '(1, 1, 22, 22)', out
 
 
 def op_types_run(monkeypatch):
@@ -133,17 +139,17 @@ def data_dependent_sizes(before):
 
 
 def test_a_run_past_its_time_bound_gives_up_and_says_so(monkeypatch):
-    "40 chained 1000 x 1000 MatMuls feed the sizes; the run is stopped at its bound."
-    monkeypatch.setattr(onnx_reader, 'RUN_SECONDS_MAX', 0.2)
-    chain = [helper.make_node('MatMul', [f'm{k}', 'w'], [f'm{k + 1}']) for k in range(40)]
-    nodes, inits = data_dependent_sizes(chain + [helper.make_node('Identity', ['m40'], ['v'])])
+    "200 chained 1000 x 1000 MatMuls (200 GFLOP) feed the sizes; the run is stopped at its bound."
+    monkeypatch.setattr(onnx_reader, 'RUN_SECONDS_MAX', 0.1)
+    chain = [helper.make_node('MatMul', [f'm{k}', 'w'], [f'm{k + 1}']) for k in range(200)]
+    nodes, inits = data_dependent_sizes(chain + [helper.make_node('Identity', ['m200'], ['v'])])
     inits.append(numpy_helper.from_array(np.eye(1000, dtype=np.float32), 'w'))
     m = model_of(nodes, {'x': [1, 1, 26, 26], 'm0': [1000, 1000]}, inits)
     start = time.perf_counter()
     r, = read_resizes(m)
     assert time.perf_counter() - start < 2.5
     assert r.problem == ("not analysed: 'sizes' is known only when the model runs (the run that"
-                         " computes it was stopped at its time bound of 0.2 s)")
+                         " computes it was stopped at its time bound of 0.1 s)")
 
 
 def test_a_run_past_its_memory_bound_gives_up_and_says_so():
