@@ -521,6 +521,7 @@ def convention_wrong_pixels(
     if nearest_mode not in NEAREST_MODES:
         raise ValueError(f'nearest_mode must be one of {NEAREST_MODES}, got {nearest_mode!r}')
     (ih, iw), (oh, ow) = check_shape('in_hw', in_hw, 2), check_shape('out_hw', out_hw, 2)
+    check_memory(INDEX_BYTES * (ih + iw + oh + ow), f'checking {(ih, iw)} -> {(oh, ow)}')
     opset = opset_defining(coordinate_transformation_mode)
     r = ResizeNode(
         'check',

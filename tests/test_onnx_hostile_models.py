@@ -177,3 +177,12 @@ def test_an_opset_1_upsample_is_named_as_itself():
                           height_scale=2.0, width_scale=2.0)
     row, = audit_onnx(model_of([up], {'x': [1, 1, 6, 6]}, opset=1))
     assert row['status'].startswith('not analysed: Upsample-1 '), row
+
+
+def test_check_of_sizes_the_memory_cannot_hold_is_refused_before_any_work(monkeypatch):
+    "check's engine for any convention: 1 -> 2^31 - 1 columns, refused as the audit refuses it."
+    from resize_nearest.audit import convention_wrong_pixels
+
+    _physical_memory(monkeypatch, 16)
+    with pytest.raises(ValueError, match=r'checking \(1, 1\) -> \(1, 2147483647\) needs .* GiB'):
+        convention_wrong_pixels((1, 1), (1, 2**31 - 1), 'half_pixel', 'floor')
