@@ -446,15 +446,20 @@ def node_wrong_elements(r, axes) -> dict:
     return wrong
 
 
-def audit_node(r) -> dict:
-    "The report row of one node read by `read_resizes`."
-    row = dict(
+def _row(r) -> dict:
+    "The columns every report row has: the node, where it is, its operator and convention."
+    return dict(
         node=r.name,
         where=r.where,
         op=f'{r.op_type}-{r.opset}',
         convention=f'{r.coordinate_transformation_mode}/{r.nearest_mode}',
         input_shape=r.input_shape,
     )
+
+
+def audit_node(r) -> dict:
+    "The report row of one node read by `read_resizes`."
+    row = _row(r)
     if r.note:
         row['note'] = r.note
     if r.problem:
@@ -489,8 +494,7 @@ def _audited(r) -> dict:
     try:
         return audit_node(r)
     except Exception as e:  # noqa: BLE001 - one node's failure must not stop the others
-        failure = f'failed: {type(e).__name__}: {e}'
-        return dict(node=r.name, where=r.where, op=f'{r.op_type}-{r.opset}', status=failure)
+        return dict(_row(r), status=f'failed: {type(e).__name__}: {e}')
 
 
 def is_affected(value) -> bool:

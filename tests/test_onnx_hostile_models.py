@@ -186,3 +186,20 @@ def test_check_of_sizes_the_memory_cannot_hold_is_refused_before_any_work(monkey
     _physical_memory(monkeypatch, 16)
     with pytest.raises(ValueError, match=r'checking \(1, 1\) -> \(1, 2147483647\) needs .* GiB'):
         convention_wrong_pixels((1, 1), (1, 2**31 - 1), 'half_pixel', 'floor')
+
+
+def test_a_node_whose_analysis_fails_keeps_the_columns_the_text_report_prints(
+        tmp_path, monkeypatch, capsys):
+    "A failure inside one node's analysis: its row still has every column, and the text prints."
+    from resize_nearest import audit, cli
+
+    def broken(r, axes):
+        raise RuntimeError('an engine broke')
+
+    monkeypatch.setattr(audit, 'node_wrong_elements', broken)
+    row, = audit.audit_onnx(one_resize([1, 1, 22, 22]))
+    assert row['status'] == 'failed: RuntimeError: an engine broke'
+    assert row['convention'] == 'asymmetric/floor' and row['input_shape'] == (1, 1, 26, 26)
+    onnx.save(one_resize([1, 1, 22, 22]), tmp_path / 'm.onnx')
+    assert cli.audit_command(str(tmp_path / 'm.onnx')) == 0
+    assert 'failed: RuntimeError: an engine broke' in capsys.readouterr().out
