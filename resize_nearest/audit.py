@@ -7,9 +7,9 @@ pixel (`check`), and for a model, which of its nearest resizes are affected (`au
 
 # %% auto #0
 __all__ = ['AXIS_RULES', 'EXTRA_OF', 'EXACT', 'IMPLEMENTATIONS', 'FIXED_CONVENTION',
-           'RUN_ELEMENTS_MAX', 'COMPILER_REFUSES_ALIGN_CORNERS', 'onnxruntime_rule',
-           'opencv_rule', 'wrong_pixels', 'check', 'exact_axis', 'node_wrong_elements',
-           'audit_node', 'audit_onnx', 'is_affected', 'affected',
+           'RUN_ELEMENTS_MAX', 'INDEX_BYTES', 'COMPILER_REFUSES_ALIGN_CORNERS',
+           'onnxruntime_rule', 'opencv_rule', 'wrong_pixels', 'check', 'exact_axis',
+           'node_wrong_elements', 'audit_node', 'audit_onnx', 'is_affected', 'affected',
            'convention_wrong_pixels']
 
 # %% ../nbs/13_audit.ipynb #13-005
@@ -165,7 +165,7 @@ from resize_nearest.mode_peers import (
     torch_axis,
 )
 from .onnx_reader import AxisResize, ResizeNode, read_resizes, resize_axes
-from .api import KERNEL_MODES, as_compiled_problems, resize_nearest
+from .api import KERNEL_MODES, as_compiled_problems, check_memory, resize_nearest
 from .index_map import check_shape
 
 EXACT = 'resize_nearest (exact)'
@@ -186,6 +186,9 @@ FIXED_CONVENTION = (  # libraries run per axis, where their one convention is th
     'OpenCV INTER_NEAREST_EXACT',
 )
 RUN_ELEMENTS_MAX = 2**22  # index images are float32 (exact below 2^24); bounded to stay quick
+# the index arrays one resized axis holds at once (the exact map, a library's, the two maps that
+# say whether it implements the node's convention, float temporaries), per index of in and out
+INDEX_BYTES = 64
 
 
 def exact_axis(r, a) -> np.ndarray:
@@ -406,10 +409,12 @@ def _run_engine(name, model, shape):
 def _onnx_engine(name, r, axes, out_shape):
     "Wrong elements of onnxruntime or onnx.reference: the node itself run on an index image."
     model, shape = _probe_model(r, axes)
-    probe_out = math.prod(a.out_size for a in axes) * math.prod(shape) // math.prod(
+    probe_in = math.prod(shape)
+    probe_out = math.prod(a.out_size for a in axes) * probe_in // math.prod(
         shape[a.axis] for a in axes)
-    if max(probe_out, math.prod(shape)) > RUN_ELEMENTS_MAX:
-        return f'not run: {probe_out} output elements (at most {RUN_ELEMENTS_MAX} for this check)'
+    for count, kind in ((probe_in, 'input'), (probe_out, 'output')):
+        if count > RUN_ELEMENTS_MAX:
+            return f'not run: {count} {kind} elements (at most {RUN_ELEMENTS_MAX} for this check)'
     exact = _exact_image(r, axes, shape)
     try:
         got = _run_engine(name, model, shape)
@@ -441,15 +446,20 @@ def node_wrong_elements(r, axes) -> dict:
     return wrong
 
 
-def audit_node(r) -> dict:
-    "The report row of one node read by `read_resizes`."
-    row = dict(
+def _row(r) -> dict:
+    "The columns every report row has: the node, where it is, its operator and convention."
+    return dict(
         node=r.name,
         where=r.where,
         op=f'{r.op_type}-{r.opset}',
         convention=f'{r.coordinate_transformation_mode}/{r.nearest_mode}',
         input_shape=r.input_shape,
     )
+
+
+def audit_node(r) -> dict:
+    "The report row of one node read by `read_resizes`."
+    row = _row(r)
     if r.note:
         row['note'] = r.note
     if r.problem:
@@ -464,6 +474,11 @@ def audit_node(r) -> dict:
     row['resized'] = ', '.join(f'axis {a.axis}: {a.in_size}->{a.out_size}' for a in axes)
     if not axes:
         return dict(row, status='analysed: copies every axis unchanged', wrong={})
+    try:  # the index maps of the resized axes, before any is built
+        nbytes = INDEX_BYTES * sum(a.in_size + a.out_size for a in axes)
+        check_memory(nbytes, f'auditing {r.name!r}')
+    except ValueError as e:
+        return dict(row, status=f'not analysed: {e}')
     return dict(row, status='analysed', wrong=node_wrong_elements(r, axes))
 
 
@@ -479,8 +494,7 @@ def _audited(r) -> dict:
     try:
         return audit_node(r)
     except Exception as e:  # noqa: BLE001 - one node's failure must not stop the others
-        failure = f'failed: {type(e).__name__}: {e}'
-        return dict(node=r.name, where=r.where, op=f'{r.op_type}-{r.opset}', status=failure)
+        return dict(_row(r), status=f'failed: {type(e).__name__}: {e}')
 
 
 def is_affected(value) -> bool:
@@ -511,6 +525,7 @@ def convention_wrong_pixels(
     if nearest_mode not in NEAREST_MODES:
         raise ValueError(f'nearest_mode must be one of {NEAREST_MODES}, got {nearest_mode!r}')
     (ih, iw), (oh, ow) = check_shape('in_hw', in_hw, 2), check_shape('out_hw', out_hw, 2)
+    check_memory(INDEX_BYTES * (ih + iw + oh + ow), f'checking {(ih, iw)} -> {(oh, ow)}')
     opset = opset_defining(coordinate_transformation_mode)
     r = ResizeNode(
         'check',
