@@ -383,7 +383,8 @@ def audit_command(path: str, as_json: bool = False) -> int:
     try:
         report = audit_onnx(path)
     except ModelReadError as e:  # the file itself: each refusal names what it is
-        _usage_error(f'MODEL {e}')
+        where = '' if str(e).startswith(str(path)) else f'{path}: '
+        _usage_error(printable(f'MODEL {where}{e}'))
     if as_json:
         _write_json(report)  # JSON escapes control characters itself
     else:

@@ -97,6 +97,7 @@ def test_a_model_local_function_that_calls_itself_is_a_read_error(tmp_path, caps
     onnx.save(m, tmp_path / 'm.onnx')
     status, report, err = cli_audit(tmp_path / 'm.onnx', capsys)
     assert status == 2 and 'model-local functions' in report['error'] and 'Traceback' not in err
+    assert str(tmp_path / 'm.onnx') in report['error']              # the error names the file
 
 
 def test_an_input_too_large_to_feed_is_not_run_and_says_why():
