@@ -14,6 +14,7 @@ import dataclasses
 import math
 import os
 import stat
+import threading
 from collections import ChainMap
 from fractions import Fraction
 
@@ -804,8 +805,6 @@ _ARENA = []  # the bounded arena, registered once per process
 def _bounded_run(ort, sub, names, feeds) -> list:
     """onnxruntime's run of `sub`, allocating from an arena of RUN_BYTES_MAX and stopped after
     RUN_SECONDS_MAX (onnxruntime checks its terminate flag between nodes)."""
-    import threading
-
     if not _ARENA:
         info = ort.OrtMemoryInfo(
             'Cpu', ort.OrtAllocatorType.ORT_ARENA_ALLOCATOR, 0, ort.OrtMemType.DEFAULT

@@ -73,3 +73,17 @@ def test_plan_and_cost_model_sit_beneath_the_kernels():
     for kernel in KERNEL_MODULES:
         top, _ = imports(kernel, mods[kernel], mods)
         assert 'resize_nearest.plan' in top, kernel
+
+def test_the_top_level_face_is_small_and_every_name_resolves():
+    "`from resize_nearest import *` gives the curated names (1 to 30), each importing from its module."
+    import importlib, subprocess, sys
+    import resize_nearest
+    assert 1 <= len(resize_nearest.__all__) <= 30
+    assert set(resize_nearest.__all__) == set(resize_nearest._LAZY)
+    for name in resize_nearest.__all__:
+        value = getattr(resize_nearest, name)
+        module = importlib.import_module(f'resize_nearest.{resize_nearest._LAZY[name]}')
+        assert value is getattr(module, name), name
+    star = 'from resize_nearest import *; print(sorted(k for k in dir() if not k.startswith("_")))'
+    r = subprocess.run([sys.executable, '-c', star], capture_output=True, text=True, check=True)
+    assert r.stdout.strip() == str(sorted(resize_nearest.__all__))
