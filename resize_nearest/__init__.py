@@ -32,8 +32,9 @@ _LAZY = {
 # nbdev writes these into __all__ (it reads a literal list): `from resize_nearest import *` gets the
 # face; tests/test_layers.py holds it equal to _LAZY
 _all_ = ['resize_nearest', 'resize_nearest_reference', 'resize_nearest_grad',
-         'resize_nearest_fixed_dma_kernel', 'resize_nearest_exact_kernel', 'VARIANTS', 'choose_variant',
-         'load_indices', 'src_index_exact', 'src_index_fp32', 'check_kernel', 'check', 'audit_onnx']
+         'resize_nearest_fixed_dma_kernel', 'resize_nearest_exact_kernel', 'VARIANTS',
+         'choose_variant', 'load_indices', 'src_index_exact', 'src_index_fp32', 'check_kernel',
+         'check', 'audit_onnx']
 
 
 def __getattr__(name):
