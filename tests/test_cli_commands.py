@@ -12,15 +12,8 @@ import time
 import pytest
 
 from resize_nearest import cli
+from cli_run import run_cli
 from resize_nearest.nki_cpu.frontend import kernel_problems
-
-
-def run_cli(argv, capsys):
-    "resize-nearest in this process: (exit status, stdout, stderr)."
-    with pytest.raises(SystemExit) as stop:
-        cli.main(argv)
-    out, err = capsys.readouterr()
-    return stop.value.code, out, err
 
 
 # --- Ctrl-C -----------------------------------------------------------------------------------

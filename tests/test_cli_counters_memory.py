@@ -13,6 +13,7 @@ import warnings
 import ml_dtypes
 import numpy as np
 import pytest
+from cli_run import run_cli
 from hypothesis import given, settings, strategies as st
 
 from resize_nearest import cli, nki_cpu
@@ -24,14 +25,6 @@ from resize_nearest.registry import (
     make_resize_instruction, trace_internal_kernel, validate_resize_nearest, Instruction,
     TensorInfo)
 from resize_nearest.replay import clear_cache, fresh_runs
-
-
-def run_cli(argv, capsys):
-    "resize-nearest in this process: (exit status, stdout, stderr); a traceback fails the test."
-    with pytest.raises(SystemExit) as stop:
-        cli.main(argv)
-    out, err = capsys.readouterr()
-    return stop.value.code, out, err
 
 
 # --- lint -------------------------------------------------------------------------------------

@@ -6,14 +6,7 @@ import os
 import pytest
 
 from resize_nearest import cli
-
-
-def run_cli(argv, capsys):
-    "resize-nearest in this process: (exit status, stdout, stderr)."
-    with pytest.raises(SystemExit) as stop:
-        cli.main(argv)
-    out, err = capsys.readouterr()
-    return stop.value.code, out, err
+from cli_run import run_cli
 
 
 @pytest.fixture
