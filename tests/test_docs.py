@@ -4,7 +4,7 @@ On every page: no console errors, every image loads, math is typeset (no raw $$ 
 resolves, no Markdown table left as a paragraph of pipes, no code block or table wider than its column (nothing
 to scroll sideways), every figure shown at a legible size, and no `_empty` or machine address (`at 0x7f...`) in the
 text. The API pages list every public name. Screenshots of the home page and chapter 04 are kept outside the tree
-(RESIZE_NEAREST_SCREENSHOTS, default /tmp)."""
+(RESIZE_NEAREST_SCREENSHOTS, default /tmp/resize_nearest_docs_screenshots)."""
 import functools, http.server, importlib, json, os, re, shutil, subprocess, sys, threading
 from pathlib import Path
 from urllib.parse import urljoin, urlparse, unquote
@@ -15,11 +15,11 @@ SHOTS = Path(os.environ.get('RESIZE_NEAREST_SCREENSHOTS', '/tmp/resize_nearest_d
 
 def chromium() -> str:
     """Path of Debian's chromium. A test never installs it: `.ci/run` does (`apt-get install chromium`).
-    Without it the browser tests skip and say so, except under CI (CI=true), where a missing browser
-    fails them, so the check cannot silently vanish."""
+    Without it the browser tests skip and say so, except under CI (CI set, and not 0 or false),
+    where a missing browser fails them, so the check cannot silently vanish."""
     for name in ('chromium', 'chromium-browser'):
         if shutil.which(name): return shutil.which(name)
-    if os.environ.get('CI') == 'true':
+    if os.environ.get('CI', '').lower() not in ('', '0', 'false'):
         pytest.fail('chromium is missing under CI: .ci/run installs it with apt-get install chromium')
     pytest.skip("no chromium on PATH: install Debian's chromium (apt-get install chromium) to run the site in a browser")
 
