@@ -23,6 +23,7 @@ from resize_nearest.plan import (
     residue_plan,
     rowgather_periods,
     rowgather_uses_gather,
+    rowgather_copy_periods,
     axis_maps,
     kernel_maps,
     axis_segments,
@@ -283,8 +284,8 @@ def residue_counts(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:
 def _column_maps(
     tally, maps: int, widths, q_w: int, out_elements: int, rows: int, channels: int, gather: bool
 ):
-    """The row-gather kernel's column maps: one nc_n_gather per map (indices built once), else q_w
-    copies."""
+    """The row-gather kernel's column maps: one nc_n_gather per map (indices built once), else
+    `maps` Vector copies (q_w per chunk, or per period where the stride field is too small)."""
     if gather:  # q_w iotas per distinct chunk width, once; a gather per map
         for n in set(widths):
             tally.eng['gpsimd'] += q_w
@@ -292,7 +293,7 @@ def _column_maps(
         tally.eng['gpsimd'] += maps
         tally.elems['gpsimd'] += out_elements
     else:
-        tally.eng['vector'] += maps * q_w
+        tally.eng['vector'] += maps
         tally.elems['vector'] += out_elements
 
 
@@ -320,15 +321,17 @@ def rowgather_counts(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:
             lambda m: [(ow * c, m), (1, n * q_w * c)],
             b,
         )
+    gather = rowgather_uses_gather(iw, ow, c, itemsize, column_map(maps))
+    per_chunk = [1 if gather else q_w * n // rowgather_copy_periods(p_w, q_w, c, n) for n in widths]
     _column_maps(
         tally,
-        len(tiles) * b * len(widths),
+        len(tiles) * b * sum(per_chunk),
         widths,
         q_w,
         b * oh * ow * c,
         min(TILE, oh),
         c,
-        rowgather_uses_gather(iw, ow, c, itemsize, column_map(maps)),
+        gather,
     )
     transfers = 2 * b * len(tiles) * len(widths)
     return tally.counts(transfers, transfers // 2)

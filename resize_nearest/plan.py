@@ -5,13 +5,14 @@ plain integers that the kernels, the host API and the cost model share."""
 
 # %% auto #0
 __all__ = ['TILE', 'TILE_FREE_BYTES', 'ROW_TILE_BYTES', 'GATHER_RESIDUES', 'F32_EXACT', 'MAX_AXIS',
-           'MAPPED_QUOTIENT_MAX', 'MAPPED_DIVISOR_MAX', 'channel_chunk', 'channel_chunks',
-           'tile_sizes', 'exact_range_problems', 'in_exact_range', 'width_ratio',
-           'residue_plan', 'asymmetric_map', 'axis_maps', 'column_map', 'is_asymmetric',
-           'source_of', 'map_period', 'clamp_free_range', 'axis_segments', 'axis_segment',
-           'period_plan', 'map_width_ratio', 'axis_map_problems', 'mapped_range_problems',
-           'in_mapped_range', 'kernel_maps', 'smaller_map', 'period_bytes',
-           'rowgather_uses_gather', 'rowgather_periods', 'rowgather_fits']
+           'MAPPED_QUOTIENT_MAX', 'MAPPED_DIVISOR_MAX', 'STRIDE_FIELD_MAX',
+           'channel_chunk', 'channel_chunks', 'tile_sizes', 'exact_range_problems',
+           'in_exact_range', 'width_ratio', 'residue_plan', 'asymmetric_map', 'axis_maps',
+           'column_map', 'is_asymmetric', 'source_of', 'map_period', 'clamp_free_range',
+           'axis_segments', 'axis_segment', 'period_plan', 'map_width_ratio',
+           'axis_map_problems', 'mapped_range_problems', 'in_mapped_range', 'kernel_maps',
+           'smaller_map', 'period_bytes', 'rowgather_uses_gather', 'rowgather_periods',
+           'rowgather_copy_periods', 'rowgather_fits']
 
 # %% ../nbs/02g_plan.ipynb #02g-004
 import numpy as np
@@ -303,6 +304,19 @@ def rowgather_periods(in_w: int, out_w: int, channels: int, itemsize: int, w_map
         return 0
     chunks = (g_w + most - 1) // most
     return (g_w + chunks - 1) // chunks
+
+
+# a compute instruction's free-axis stride is an int16 field, in elements (aws-neuron-sdk v2.29.1
+# and v2.32.0, nki/guides/architecture/trainium_inferentia2_arch.rst:716-718)
+STRIDE_FIELD_MAX = 2**15 - 1
+
+
+def rowgather_copy_periods(p_w: int, q_w: int, channels: int, periods: int) -> int:
+    """Column periods one engine copy of a residue covers: all `periods` of a chunk while its
+    steps (p_w*channels source, q_w*channels output elements) fit the stride field, else one."""
+    if periods > 1 and max(p_w, q_w) * channels > STRIDE_FIELD_MAX:
+        return 1
+    return periods
 
 
 def rowgather_fits(in_w: int, out_w: int, channels: int, itemsize: int, w_map=()) -> bool:
