@@ -361,6 +361,20 @@ CHIPS = {
         clock=dict(vector=0.96e9, gpsimd=1.2e9),
         width=dict(vector=2, gpsimd=1),
     ),
+    'inf2': dict(  # NeuronCore-v2 as trn1; its own HBM (inferentia2.rst:21-24)
+        cores=2,
+        hbm=820 * 2**30,
+        dma=16 * 17e9,
+        clock=dict(vector=1.12e9, gpsimd=1.4e9),
+        width=dict(vector=1, gpsimd=1),
+    ),
+    'trn3': dict(  # trainium3.rst:10, 35; nki-dma-bandwidth-guide.rst:63; trainium3_arch.rst:50-62
+        cores=8,
+        hbm=4.9e12,
+        dma=16 * 33e9,
+        clock=dict(vector=1.2e9, gpsimd=1.2e9),
+        width=dict(vector=2, gpsimd=1),
+    ),
 }
 
 

@@ -1,12 +1,15 @@
 """The NeuronCore below the NKI API, as the Neuron documentation states it: each rule as a refused
 and an accepted case, the numerics the docs give, and the row-gather kernel kept inside them.
-Citations are aws-neuron-sdk at tag v2.29.1 (v2.32.0 where named); isa = nki/api/nki/isa/__init__.py."""
+Citations are aws-neuron-sdk at tag v2.29.1 (v2.32.0 where named);
+isa = nki/api/nki/isa/__init__.py."""
 import numpy as np
 import pytest
 import resize_nearest.nki_cpu as nki
 import resize_nearest.nki_cpu.language as nl
 import resize_nearest.nki_cpu.isa as nisa
-from resize_nearest.nki_cpu.memory import MachineRuleError, NkiError, from_numpy, read, target_chip, write
+from resize_nearest.nki_cpu.memory import (
+    MachineRuleError, NkiError, from_numpy, read, target_chip, write,
+)
 from resize_nearest.plan import rowgather_copy_periods
 from resize_nearest.cost_model import rowgather_counts
 from resize_nearest.rowgather_kernel import resize_nearest_rowgather_kernel

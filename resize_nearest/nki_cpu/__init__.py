@@ -21,6 +21,8 @@ from resize_nearest.nki_cpu.memory import (
     read,
     refuse,
     target_chip,
+    nki_version,
+    current_nki_version,
 )
 from .isa import cast_rounding
 
