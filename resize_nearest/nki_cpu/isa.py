@@ -129,6 +129,10 @@ OPS = {
         Op('logical_and', lambda x, y: np.logical_and(x != 0, y != 0).astype(np.float32), 'cmp'),
         Op('logical_or', lambda x, y: np.logical_or(x != 0, y != 0).astype(np.float32), 'cmp'),
         Op('logical_xor', lambda x, y: np.logical_xor(x != 0, y != 0).astype(np.float32), 'cmp'),
+        # bitvec operators: integer bit patterns, no cast (isa:2543-2544)
+        Op('bitwise_and', np.bitwise_and, 'bit'),
+        Op('bitwise_or', np.bitwise_or, 'bit'),
+        Op('bitwise_xor', np.bitwise_xor, 'bit'),
     ]
 }
 
@@ -192,10 +196,10 @@ def _data_flow(dst, *sources, **more) -> dict:
     if STATS.trace is None:
         return {}
     reads, scalars = [], []
-    for x in (dst, *sources):  # an indirect side reads its row offsets
-        offsets = getattr(x, 'vector_offset', None)
-        if offsets is not None:
-            reads.append(_trace_name(offsets))
+    for x in (dst, *sources):  # an indirect side reads its row offsets or its scalar offset
+        for offsets in (getattr(x, 'vector_offset', None), getattr(x, 'scalar_offset', None)):
+            if offsets is not None:
+                reads.append(_trace_name(offsets))
     for x in sources:
         if isinstance(x, (Tensor, AccessPattern)):
             reads.append(_trace_name(x))
@@ -343,6 +347,23 @@ def _same_layout(a, b, what):
         )
 
 
+def _bitvec(dst, data1, data2, op, engine_arg, name):
+    """A bitvec tensor_tensor: integer tiles as bit patterns on the Vector engine, the result
+    wrapped to dst's width (isa:2543-2544)."""
+    for t in (dst, data1, data2):
+        if t.dtype.kind not in 'iu':
+            raise NkiError(f'{op!r} needs integer tiles (isa:2543), got {t.name} of {t.dtype}')
+    where = _engine(engine_arg, 'vector')
+    if where != 'vector':
+        raise NkiError(f'{op!r} runs on the Vector engine (isa:2543), not {where}')
+    a, b = (_per_partition(t).astype(np.int64) for t in (data1, data2))
+    write(dst, op.fn(a, b).astype(dst.dtype).reshape(dst.shape))
+    STATS.record(
+        where, 'tensor_tensor', elements=dst.size, op=op.name, name=name,
+        **_data_flow(dst, data1, data2),
+    )
+
+
 def _per_partition(t) -> np.ndarray:
     "A tile's values as (partitions, elements per partition), in the tile's own order."
     return read(t).reshape(t.shape[0], -1)
@@ -355,6 +376,8 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None):
     _same_layout(dst, data1, 'tensor_tensor')
     _same_layout(data1, data2, 'tensor_tensor')
     op = _op(op, 'op')
+    if op.kind == 'bit':
+        return _bitvec(dst, data1, data2, op, engine, name)
     ints = dst.dtype in _INTS and data1.dtype in _INTS and data2.dtype in _INTS
     where = _tensor_tensor_engine(engine, dst, data1, data2, ints)
     if ints and where == 'gpsimd':
@@ -481,7 +504,7 @@ def _regular(x):
     if isinstance(x, AccessPattern):
         if x.vector_offset is not None:
             return None
-        off, dims = x.offset, x.pattern
+        off, dims = x.start(), x.pattern
     elif isinstance(x, Tensor):
         off, dims = x.offset, list(zip(x.strides, x.shape))
     else:
@@ -643,8 +666,7 @@ def _rows_in_bounds(sides, partitions, oob_mode):
             continue
         if int(oob_mode) == 0:
             w = int(np.argmin(valid))
-            offsets = side.vector_offset
-            bad_index = offsets.storage.data[offsets.flat_index().reshape(-1)[w]]
+            bad_index = read(side.vector_offset).reshape(-1)[w]
             raise OutOfBoundsError(
                 f'dma_copy {arg}: indirect index {int(bad_index)}'
                 f' on partition {w} selects row {int(rows[w])} of {side.name} {side.base.shape},'

@@ -6,8 +6,9 @@ buffers, dtypes, loop ranges and ALU ops."""
 # %% auto #0
 __all__ = ['add', 'subtract', 'multiply', 'maximum', 'minimum', 'greater', 'greater_equal', 'less',
            'less_equal', 'equal', 'not_equal', 'logical_and', 'logical_or', 'logical_xor',
-           'ndarray', 'full', 'zeros', 'static_range', 'affine_range', 'sequential_range',
-           'no_reorder', 'ds', 'tile_size']
+           'bitwise_and', 'bitwise_or', 'bitwise_xor', 'ndarray', 'full', 'zeros',
+           'static_range', 'affine_range', 'sequential_range', 'no_reorder', 'ds',
+           'tile_size']
 
 # %% ../../nbs/02c_nki_language.ipynb #02c-004
 import contextlib, warnings
@@ -147,6 +148,9 @@ class tile_size(metaclass=_TileSizes):
     logical_and,
     logical_or,
     logical_xor,
+    bitwise_and,
+    bitwise_or,
+    bitwise_xor,
 ) = (
     _isa.OPS[k]
     for k in (
@@ -164,5 +168,8 @@ class tile_size(metaclass=_TileSizes):
         'logical_and',
         'logical_or',
         'logical_xor',
+        'bitwise_and',
+        'bitwise_or',
+        'bitwise_xor',
     )
 )

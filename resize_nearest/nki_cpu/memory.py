@@ -557,8 +557,6 @@ class Tensor:
     ):
         """Hardware access pattern over this tensor's storage: `[[stride, count], ...]`, outermost
         first (NKI 0.3 signature)."""
-        if scalar_offset is not None:
-            raise NkiError('scalar_offset (a runtime register offset) is not modelled by nki_cpu')
         if dtype is not None and np.dtype(dtype) != self.dtype:
             raise NkiError('ap(dtype=...) reinterpretation is not modelled by nki_cpu')
         # 0.3 defaults offset to 0, later versions inherit the view's: refuse the ambiguous case
@@ -567,7 +565,7 @@ class Tensor:
                 f'.ap on a view that starts at element {self.offset} of {self.name} is not'
                 ' modelled; call .ap on the whole tensor with an explicit offset'
             )
-        return AccessPattern(self, pattern, offset, vector_offset, indirect_dim)
+        return AccessPattern(self, pattern, offset, vector_offset, indirect_dim, scalar_offset)
 
 # %% ../../nbs/02a_nki_memory.ipynb #02a-009-2
 class NkiSubsetError(NkiError):
@@ -748,8 +746,13 @@ def _check_vector_offset(base, dims, vector_offset, indirect_dim):
     if base.buffer.on_chip:
         refuse('indirect-hbm', f'vector_offset on {base.name} in {base.buffer}')
     vo = vector_offset
-    if not isinstance(vo, Tensor) or vo.buffer.kind != 'sbuf' or vo.shape[1:] not in ((1,), ()):
+    # a tensor or a direct `.ap()` view of one (nki-library src/nkilib_src/nkilib/core/qkv/
+    # qkv_cte.py:513, commit d2ad3a5)
+    view = isinstance(vo, AccessPattern) and vo.vector_offset is None
+    if not (isinstance(vo, Tensor) or view) or vo.buffer.kind != 'sbuf':
         refuse('indirect-offsets', f'vector_offset {vo!r}')
+    if vo.shape[1:] not in ((1,), ()):
+        refuse('indirect-offsets', f'vector_offset {vo!r} of shape {vo.shape}')
     if vo.dtype not in (int32, uint32):
         raise NkiError(f'vector_offset must hold int32/uint32 row indices, got {vo.dtype}')
     if vo.shape[0] != dims[0][1]:
@@ -758,14 +761,31 @@ def _check_vector_offset(base, dims, vector_offset, indirect_dim):
         )
 
 
+def _check_scalar_offset(base, scalar_offset, indirect_dim, vector_offset):
+    """A scalar offset is one int32/uint32 SBUF value indexing dimension `indirect_dim` of the base
+    tensor (aws-neuron-sdk v2.29.1 nki/deep-dives/nki-aps.rst:237-279)."""
+    so = scalar_offset
+    if vector_offset is not None:
+        raise NkiError('an access pattern takes scalar_offset or vector_offset, not both')
+    if not isinstance(so, Tensor) or so.buffer.kind != 'sbuf' or so.size != 1:
+        raise NkiError(f'scalar_offset must be a one-element SBUF tensor, got {so!r}')
+    if so.dtype not in (int32, uint32):
+        raise NkiError(f'scalar_offset must hold an int32/uint32 index, got {so.dtype}')
+    if not 0 <= indirect_dim < base.ndim:
+        raise NkiError(f'indirect_dim {indirect_dim} is not a dimension of {base.shape}')
+
+
 class AccessPattern:
     """The result of `Tensor.ap(...)`: strides and counts over a tensor's storage, maybe indirect
-    rows."""
+    rows (`vector_offset`) or a start moved by a runtime value (`scalar_offset`)."""
 
-    def __init__(self, base, pattern, offset, vector_offset, indirect_dim):
+    def __init__(self, base, pattern, offset, vector_offset, indirect_dim, scalar_offset=None):
         self.pattern = _parse_pattern(pattern)
         self.base, self.offset = base, int(offset)
         self.vector_offset, self.indirect_dim = vector_offset, indirect_dim
+        self.scalar_offset = scalar_offset
+        if scalar_offset is not None:
+            _check_scalar_offset(base, scalar_offset, indirect_dim, vector_offset)
         if base.buffer.on_chip:
             _check_on_chip_pattern(base, self.pattern)
         if vector_offset is not None:
@@ -785,14 +805,22 @@ class AccessPattern:
     def _inner(self, dims):
         return _pattern_offsets(tuple(dims))
 
+    def start(self) -> int:
+        """The first element: `offset`, plus the scalar offset times the elements to the right of
+        `indirect_dim` in the base tensor (nki-aps.rst:268-274), read when the pattern is used."""
+        if self.scalar_offset is None:
+            return self.offset
+        value = int(read(self.scalar_offset).reshape(-1)[0])
+        return self.offset + value * int(prod(self.base.shape[self.indirect_dim + 1 :]))
+
     def _resolve_regular(self):
-        idx = self.offset + self._inner(self.pattern)
+        idx = self.start() + self._inner(self.pattern)
         base = self.base
         lo = base.offset
         hi = base.offset + sum((n - 1) * s for n, s in zip(base.shape, base.strides))
         if idx.min() < lo or idx.max() > hi:
             raise NkiError(
-                f'access pattern {self.pattern} at offset {self.offset} leaves '
+                f'access pattern {self.pattern} at offset {self.start()} leaves '
                 f'{base.name} (elements {lo}..{hi})'
             )
         return idx, None, None
