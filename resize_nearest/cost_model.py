@@ -9,7 +9,7 @@ __all__ = ['ENGINE_PER_TILE', 'PER_TILE', 'IDEAL_DMA_BYTES', 'EFFICIENT_DESCRIPT
            'INSTRUCTION_CYCLES', 'SWDGE_DESCRIPTOR_CYCLES', 'PROGRAM_BUDGET', 'CHIPS',
            'axis_sources', 'as_compiled_counts', 'exact_counts', 'hoisted_counts',
            'strided_counts', 'segment_shapes', 'residue_counts', 'rowgather_counts',
-           'predict_time']
+           'predict_time', 'rowgather_indirection_counts']
 
 # %% ../nbs/06_cost_model.ipynb #06-006
 import copy, functools
@@ -423,3 +423,32 @@ def predict_time(counts: dict, x_shape, out_hw, dtype=np.float32, chip: str = 't
         roofline_s=roofline_s,
         ratio_to_roofline=s / roofline_s,
     )
+
+# %% ../nbs/06_cost_model.ipynb #06-015
+def rowgather_indirection_counts(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:
+    """The row-gather kernel's counts with its column map as tensor indirection (NKI 0.5+,
+    NeuronCore-v4): one Vector copy per chunk from `src.indirect(index)`; a model only."""
+    counts = rowgather_counts(x_shape, out_hw, itemsize, maps)
+    b, ih, iw, c = x_shape
+    oh, ow = out_hw
+    g_w, p_w, q_w = period_plan(iw, ow, column_map(maps))
+    per = rowgather_periods(iw, ow, c, itemsize, column_map(maps))
+    widths = [min(per, g_w - j0) for j0 in range(0, g_w, per)]
+    tiles, out = len(tile_sizes(oh)), b * oh * ow * c
+    eng, elems = counts['per_engine'], counts['elements_per_engine']
+    if rowgather_uses_gather(iw, ow, c, itemsize, column_map(maps)):
+        eng['gpsimd'] -= tiles * b * len(widths)  # the nc_n_gathers go, their indices stay
+        elems['gpsimd'] -= out
+    else:  # the residue copies go; an index is built once per chunk width
+        split = [q_w * n // rowgather_copy_periods(p_w, q_w, c, n) for n in widths]
+        eng['vector'] -= tiles * b * sum(split)
+        elems['vector'] -= out
+        eng['gpsimd'] = eng.get('gpsimd', 0) + q_w * len(set(widths))
+        rows = min(TILE, oh)
+        elems['gpsimd'] = elems.get('gpsimd', 0) + sum(q_w * rows * n * c for n in set(widths))
+    eng['vector'] = eng.get('vector', 0) + tiles * b * len(widths)
+    elems['vector'] = elems.get('vector', 0) + out
+    total = sum(n for e, n in eng.items() if e != 'dma')
+    counts['traced_instructions'] += total - counts['compute_instructions']
+    counts['compute_instructions'] = total
+    return counts

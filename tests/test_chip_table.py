@@ -79,3 +79,13 @@ def test_cost_model_has_every_chip(chip):
     "inferentia2.rst:21-24; trainium3.rst:35; nki-dma-bandwidth-guide.rst:61-63."
     counts = predict_counts('residue', (1, 8, 8, 1), (4, 4))
     assert predict_time(counts, (1, 8, 8, 1), (4, 4), chip=chip)['seconds'] > 0
+
+
+def test_neuron_check_runs_only_what_the_chip_runs():
+    "The Trainium report lists, per chip, the pairs not run and why (nki-dge.rst:169-173)."
+    from resize_nearest.trainium import HW_CASES, _on_chip
+    todo, skipped = _on_chip(HW_CASES, 'trn1')
+    assert {v for _, v in todo} <= {'strided', 'residue', 'auto'}
+    assert {s['variant'] for s in skipped} == INDIRECT and all('NeuronCore-v2' in s['reason'] for s in skipped)
+    todo, skipped = _on_chip(HW_CASES, 'trn2')
+    assert skipped == [] and {v for _, v in todo} >= INDIRECT
