@@ -26,7 +26,7 @@ def test_scalar_offset_moves_the_start_by_whole_rows():
 
 
 def test_scalar_offset_on_an_inner_dimension_and_its_checks():
-    "nki-aps.rst:257-258: the dimension is the base tensor's, not the pattern's."
+    "nki-aps.rst:261-263: the dimension is the base tensor's, not the pattern's."
     a = from_numpy(np.arange(2 * 5 * 4, dtype=np.float32).reshape(2, 5, 4))
     dst = tile((1, 4), fill=False)
     nisa.dma_copy(dst=dst, src=a.ap(pattern=[[4, 1], [1, 4]], offset=20,

@@ -137,7 +137,7 @@ def test_tensor_tensor_takes_the_same_elements_per_partition_in_any_shape():
 
 
 def test_indirect_leading_stride_is_ignored():
-    "nki-aps.rst:287-291: rows step by the base tensor's row size, whatever the leading stride."
+    "nki-aps.rst:287-291 (v2.32.0 :378-382): rows step by the base row size, any leading stride."
     img = from_numpy(np.arange(15, dtype=np.float32).reshape(5, 3))
     rows = tile((2, 1), np.int32)
     write(rows, np.int32([[4], [1]]))

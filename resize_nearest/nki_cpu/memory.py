@@ -763,7 +763,8 @@ def _check_vector_offset(base, dims, vector_offset, indirect_dim):
 
 def _check_scalar_offset(base, scalar_offset, indirect_dim, vector_offset):
     """A scalar offset is one int32/uint32 SBUF value indexing dimension `indirect_dim` of the base
-    tensor (aws-neuron-sdk v2.29.1 nki/deep-dives/nki-aps.rst:237-279)."""
+    tensor (aws-neuron-sdk v2.29.1 nki/deep-dives/nki-aps.rst:237-279; v2.32.0 :330-340, which
+    also shows the newer `NkiTensor.select`, not modelled)."""
     so = scalar_offset
     if vector_offset is not None:
         raise NkiError('an access pattern takes scalar_offset or vector_offset, not both')
@@ -791,7 +792,7 @@ class AccessPattern:
         if vector_offset is not None:
             _check_vector_offset(base, self.pattern, vector_offset, indirect_dim)
             # the leading stride is ignored: rows step by the base tensor's row size
-            # (aws-neuron-sdk v2.29.1 nki/deep-dives/nki-aps.rst:287-291)
+            # (aws-neuron-sdk v2.29.1 nki/deep-dives/nki-aps.rst:287-291; v2.32.0 :378-382)
             self.rowstride = int(prod(base.shape[1:]))
             self.pattern[0] = (self.rowstride, self.pattern[0][1])
 
@@ -807,7 +808,7 @@ class AccessPattern:
 
     def start(self) -> int:
         """The first element: `offset`, plus the scalar offset times the elements to the right of
-        `indirect_dim` in the base tensor (nki-aps.rst:268-274), read when the pattern is used."""
+        `indirect_dim` in the base tensor (nki-aps.rst:261-272), read when the pattern is used."""
         if self.scalar_offset is None:
             return self.offset
         value = int(read(self.scalar_offset).reshape(-1)[0])
