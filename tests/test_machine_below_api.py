@@ -175,3 +175,13 @@ def test_rowgather_int32_above_2_24_exact_on_the_named_engine():
         y = nki.simulate(resize_nearest_rowgather_kernel)(x, (1, 9, 6, 3))
     assert np.array_equal(y, _expected(x, (9, 6)))
     assert counts.summary()['per_kind'].get('vector.tensor_copy', 0) > 0
+
+
+def test_a_bool_is_stored_as_its_uint8_byte():
+    """nki.api.shared.rst:45: boolean stored as uint8. A float cast rounds to that byte first (0.4
+    and a tie at 0.5 give 0, -3 saturates to 0), so not every non-zero value is true."""
+    src = tile((1, 6), fill=False)
+    write(src, np.float32([[0.4, 0.5, 0.6, 1.5, -3.0, 2.0]]))
+    dst = tile((1, 6), np.bool_, fill=False)
+    nisa.tensor_copy(dst=dst, src=src)
+    assert read(dst).tolist() == [[False, False, True, True, False, True]]

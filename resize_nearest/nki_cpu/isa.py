@@ -89,8 +89,8 @@ def cast_to(v, dtype) -> np.ndarray:
         return v
     if dt.kind in 'iu':
         return cast_int(v.astype(np.float32) if v.dtype.kind == 'b' else v, dt, _ROUNDING.get())
-    if dt.kind == 'b':
-        return v != 0
+    if dt.kind == 'b':  # a bool is a byte: the uint8 cast, held as its truth value
+        return cast_to(v, np.uint8) != 0
     return v.astype(np.float32).astype(dt)
 
 # %% ../../nbs/02b_nki_isa.ipynb #02b-008
@@ -211,12 +211,12 @@ def _data_flow(dst, *sources, **more) -> dict:
 # %% ../../nbs/02b_nki_isa.ipynb #02b-010-s2
 def _from_int32(v, dtype) -> np.ndarray:
     """int32 values cast to `dtype` as integers: two's complement to other integer widths (the docs
-    name no saturation), rounded once to a float type, non-zero to bool."""
+    name no saturation), rounded once to a float type, a bool as its uint8 byte."""
     dt = np.dtype(dtype)
     if dt.kind in 'iu':
         return v.astype(dt)
-    if dt.kind == 'b':
-        return v != 0
+    if dt.kind == 'b':  # stored as uint8 (nki.api.shared.rst:45)
+        return v.astype(np.uint8) != 0
     return v.astype(np.float64).astype(dt)  # every int32 is a float64: one rounding
 
 
