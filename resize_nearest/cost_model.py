@@ -9,7 +9,7 @@ __all__ = ['ENGINE_PER_TILE', 'PER_TILE', 'IDEAL_DMA_BYTES', 'EFFICIENT_DESCRIPT
            'INSTRUCTION_CYCLES', 'SWDGE_DESCRIPTOR_CYCLES', 'PROGRAM_BUDGET', 'CHIPS',
            'axis_sources', 'as_compiled_counts', 'exact_counts', 'hoisted_counts',
            'strided_counts', 'segment_shapes', 'residue_counts', 'rowgather_counts',
-           'predict_time']
+           'predict_time', 'rowgather_indirection_counts']
 
 # %% ../nbs/06_cost_model.ipynb #06-006
 import copy, functools
@@ -23,6 +23,7 @@ from resize_nearest.plan import (
     residue_plan,
     rowgather_periods,
     rowgather_uses_gather,
+    rowgather_copy_periods,
     axis_maps,
     kernel_maps,
     axis_segments,
@@ -283,8 +284,8 @@ def residue_counts(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:
 def _column_maps(
     tally, maps: int, widths, q_w: int, out_elements: int, rows: int, channels: int, gather: bool
 ):
-    """The row-gather kernel's column maps: one nc_n_gather per map (indices built once), else q_w
-    copies."""
+    """The row-gather kernel's column maps: one nc_n_gather per map (indices built once), else
+    `maps` Vector copies (q_w per chunk, or per period where the stride field is too small)."""
     if gather:  # q_w iotas per distinct chunk width, once; a gather per map
         for n in set(widths):
             tally.eng['gpsimd'] += q_w
@@ -292,7 +293,7 @@ def _column_maps(
         tally.eng['gpsimd'] += maps
         tally.elems['gpsimd'] += out_elements
     else:
-        tally.eng['vector'] += maps * q_w
+        tally.eng['vector'] += maps
         tally.elems['vector'] += out_elements
 
 
@@ -320,15 +321,17 @@ def rowgather_counts(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:
             lambda m: [(ow * c, m), (1, n * q_w * c)],
             b,
         )
+    gather = rowgather_uses_gather(iw, ow, c, itemsize, column_map(maps))
+    per_chunk = [1 if gather else q_w * n // rowgather_copy_periods(p_w, q_w, c, n) for n in widths]
     _column_maps(
         tally,
-        len(tiles) * b * len(widths),
+        len(tiles) * b * sum(per_chunk),
         widths,
         q_w,
         b * oh * ow * c,
         min(TILE, oh),
         c,
-        rowgather_uses_gather(iw, ow, c, itemsize, column_map(maps)),
+        gather,
     )
     transfers = 2 * b * len(tiles) * len(widths)
     return tally.counts(transfers, transfers // 2)
@@ -356,6 +359,20 @@ CHIPS = {
         hbm=2.9e12,
         dma=16 * 23e9,
         clock=dict(vector=0.96e9, gpsimd=1.2e9),
+        width=dict(vector=2, gpsimd=1),
+    ),
+    'inf2': dict(  # NeuronCore-v2 as trn1; its own HBM (inferentia2.rst:21-24)
+        cores=2,
+        hbm=820 * 2**30,
+        dma=16 * 17e9,
+        clock=dict(vector=1.12e9, gpsimd=1.4e9),
+        width=dict(vector=1, gpsimd=1),
+    ),
+    'trn3': dict(  # trainium3.rst:10, 35; nki-dma-bandwidth-guide.rst:63; trainium3_arch.rst:50-62
+        cores=8,
+        hbm=4.9e12,
+        dma=16 * 33e9,
+        clock=dict(vector=1.2e9, gpsimd=1.2e9),
         width=dict(vector=2, gpsimd=1),
     ),
 }
@@ -406,3 +423,32 @@ def predict_time(counts: dict, x_shape, out_hw, dtype=np.float32, chip: str = 't
         roofline_s=roofline_s,
         ratio_to_roofline=s / roofline_s,
     )
+
+# %% ../nbs/06_cost_model.ipynb #06-015
+def rowgather_indirection_counts(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:
+    """The row-gather kernel's counts with its column map as tensor indirection (NKI 0.5+,
+    NeuronCore-v4): one Vector copy per chunk from `src.indirect(index)`; a model only."""
+    counts = rowgather_counts(x_shape, out_hw, itemsize, maps)
+    b, ih, iw, c = x_shape
+    oh, ow = out_hw
+    g_w, p_w, q_w = period_plan(iw, ow, column_map(maps))
+    per = rowgather_periods(iw, ow, c, itemsize, column_map(maps))
+    widths = [min(per, g_w - j0) for j0 in range(0, g_w, per)]
+    tiles, out = len(tile_sizes(oh)), b * oh * ow * c
+    eng, elems = counts['per_engine'], counts['elements_per_engine']
+    if rowgather_uses_gather(iw, ow, c, itemsize, column_map(maps)):
+        eng['gpsimd'] -= tiles * b * len(widths)  # the nc_n_gathers go, their indices stay
+        elems['gpsimd'] -= out
+    else:  # the residue copies go; an index is built once per chunk width
+        split = [q_w * n // rowgather_copy_periods(p_w, q_w, c, n) for n in widths]
+        eng['vector'] -= tiles * b * sum(split)
+        elems['vector'] -= out
+        eng['gpsimd'] = eng.get('gpsimd', 0) + q_w * len(set(widths))
+        rows = min(TILE, oh)
+        elems['gpsimd'] = elems.get('gpsimd', 0) + sum(q_w * rows * n * c for n in set(widths))
+    eng['vector'] = eng.get('vector', 0) + tiles * b * len(widths)
+    elems['vector'] = elems.get('vector', 0) + out
+    total = sum(n for e, n in eng.items() if e != 'dma')
+    counts['traced_instructions'] += total - counts['compute_instructions']
+    counts['compute_instructions'] = total
+    return counts

@@ -5,13 +5,15 @@ plain integers that the kernels, the host API and the cost model share."""
 
 # %% auto #0
 __all__ = ['TILE', 'TILE_FREE_BYTES', 'ROW_TILE_BYTES', 'GATHER_RESIDUES', 'F32_EXACT', 'MAX_AXIS',
-           'MAPPED_QUOTIENT_MAX', 'MAPPED_DIVISOR_MAX', 'channel_chunk', 'channel_chunks',
-           'tile_sizes', 'exact_range_problems', 'in_exact_range', 'width_ratio',
-           'residue_plan', 'asymmetric_map', 'axis_maps', 'column_map', 'is_asymmetric',
-           'source_of', 'map_period', 'clamp_free_range', 'axis_segments', 'axis_segment',
-           'period_plan', 'map_width_ratio', 'axis_map_problems', 'mapped_range_problems',
-           'in_mapped_range', 'kernel_maps', 'smaller_map', 'period_bytes',
-           'rowgather_uses_gather', 'rowgather_periods', 'rowgather_fits']
+           'MAPPED_QUOTIENT_MAX', 'MAPPED_DIVISOR_MAX', 'STRIDE_FIELD_MAX',
+           'SBUF_RESERVE_BYTES', 'CHIP_TABLE', 'CHIP_SOURCES', 'channel_chunk',
+           'channel_chunks', 'tile_sizes', 'exact_range_problems', 'in_exact_range',
+           'width_ratio', 'residue_plan', 'asymmetric_map', 'axis_maps', 'column_map',
+           'is_asymmetric', 'source_of', 'map_period', 'clamp_free_range',
+           'axis_segments', 'axis_segment', 'period_plan', 'map_width_ratio',
+           'axis_map_problems', 'mapped_range_problems', 'in_mapped_range', 'kernel_maps',
+           'smaller_map', 'period_bytes', 'rowgather_uses_gather', 'rowgather_periods',
+           'rowgather_copy_periods', 'rowgather_fits', 'chip_limits']
 
 # %% ../nbs/02g_plan.ipynb #02g-004
 import numpy as np
@@ -305,7 +307,67 @@ def rowgather_periods(in_w: int, out_w: int, channels: int, itemsize: int, w_map
     return (g_w + chunks - 1) // chunks
 
 
+# a compute instruction's free-axis stride is an int16 field, in elements (aws-neuron-sdk v2.29.1
+# and v2.32.0, nki/guides/architecture/trainium_inferentia2_arch.rst:716-718)
+STRIDE_FIELD_MAX = 2**15 - 1
+
+
+def rowgather_copy_periods(p_w: int, q_w: int, channels: int, periods: int) -> int:
+    """Column periods one engine copy of a residue covers: all `periods` of a chunk while its
+    steps (p_w*channels source, q_w*channels output elements) fit the stride field, else one."""
+    if periods > 1 and max(p_w, q_w) * channels > STRIDE_FIELD_MAX:
+        return 1
+    return periods
+
+
 def rowgather_fits(in_w: int, out_w: int, channels: int, itemsize: int, w_map=()) -> bool:
     """Whether one column period of a source row and of an output row fit one SBUF partition
     together."""
     return rowgather_periods(in_w, out_w, channels, itemsize, w_map) > 0
+
+# %% ../nbs/02g_plan.ipynb #02g-014-3
+SBUF_RESERVE_BYTES = 16384 + 8  # nki-library mlp_cte_constants.py:46-47 (trn2); assumed elsewhere
+_V2 = dict(
+    core='NeuronCore-v2',
+    sbuf=192 * 1024,
+    dge=('none', 'swdge'),
+    indirect_dma=False,
+    scalar_copy=False,
+    tensor_indirection=False,
+)
+CHIP_TABLE = {
+    'trn1': _V2,
+    'inf2': _V2,
+    'trn2': dict(_V2, core='NeuronCore-v3', sbuf=224 * 1024, dge=('none', 'swdge', 'hwdge'),
+                 indirect_dma=True, scalar_copy=True),
+    'trn3': dict(_V2, core='NeuronCore-v4', sbuf=256 * 1024, dge=('none', 'swdge', 'hwdge'),
+                 indirect_dma=True, scalar_copy=True, tensor_indirection=True),
+}
+for _row in CHIP_TABLE.values():  # the same on every chip
+    _row.update(psum=16 * 1024, stride_max=STRIDE_FIELD_MAX, size_max=2**16 - 1)
+_SDK = 'aws-neuron-sdk v2.29.1 '
+CHIP_SOURCES = {  # entry -> where the documentation states it
+    'core': _SDK + 'about-neuron/arch/neuron-hardware/trainium.rst:7, inferentia2.rst:6, '
+    'trainium2.rst:22, trainium3.rst:10',
+    'sbuf': _SDK + 'nki/guides/architecture/trainium_inferentia2_arch.rst:76-78, '
+    'trainium2_arch.rst:39, trainium3_arch.rst:36 (128 partitions)',
+    'usable_sbuf': _SDK + 'nki/api/nki/language/__init__.py:35-36 (v2.32.0 :618-631); the '
+    'reserve: nki-library src/nkilib_src/nkilib/core/mlp/mlp_cte/mlp_cte_constants.py:46-47',
+    'psum': _SDK + 'trainium_inferentia2_arch.rst:76-78, trainium2_arch.rst:39, '
+    'trainium3_arch.rst:36',
+    'dge': _SDK + 'nki/api/nki/isa/__init__.py:684 (v2.32.0 :372); '
+    'nki/deep-dives/nki-dge.rst:164-178',
+    'indirect_dma': _SDK + 'nki/deep-dives/nki-dge.rst:77-79, 169-173 (the same at v2.32.0)',
+    'scalar_copy': _SDK + 'nki/api/nki/isa/__init__.py:2266 (v2.32.0 :403)',
+    'tensor_indirection': 'aws-neuron-sdk v2.32.0 nki/api/nki/isa/__init__.py:405-409 (NKI 0.5+)',
+    'stride_max': _SDK + 'trainium_inferentia2_arch.rst:716-718 (int16, in elements)',
+    'size_max': _SDK + 'trainium_inferentia2_arch.rst:716-718 (uint16)',
+}
+
+
+def chip_limits(chip: str) -> dict:
+    "The table's row for `chip` ('trn1', 'inf2', 'trn2', 'trn3'), with its usable SBUF."
+    if not isinstance(chip, str) or chip not in CHIP_TABLE:
+        raise ValueError(f'chip must be one of {tuple(CHIP_TABLE)}, got {chip!r}')
+    row = CHIP_TABLE[chip]
+    return dict(row, usable_sbuf=row['sbuf'] - SBUF_RESERVE_BYTES)

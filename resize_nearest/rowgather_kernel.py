@@ -25,6 +25,7 @@ from resize_nearest.plan import (
     rowgather_periods,
     rowgather_uses_gather,
     rowgather_fits,
+    rowgather_copy_periods,
 )
 
 # %% ../nbs/05c_rowgather_kernel.ipynb #05c-006
@@ -46,16 +47,22 @@ def chunk_gather_indices(parts: int, n: int, p_w: int, q_w: int, channels: int, 
 
 
 def copy_residues(dst, src, size: int, n: int, p_w: int, q_w: int, channels: int, w_map):
-    """Output segment `dst` from source segment `src` (n periods): one engine copy per column
-    residue (the column map `w_map`)."""
+    """Output segment `dst` from source segment `src` (n periods): per column residue (the column
+    map `w_map`) one Vector copy of every period, or of one period at a time where the step between
+    periods would not fit the stride field (`rowgather_copy_periods`). Vector is named: a same-type
+    copy there is bit exact, on the Scalar engine it would go through float32."""
     a, b, c = w_map
     src3 = src.reshape((size, n * p_w, channels))
     dst3 = dst.reshape((size, n * q_w, channels))
+    m = rowgather_copy_periods(p_w, q_w, channels, n)
     for r_w in nl.static_range(q_w):
         s_w = (a * r_w + b) // c
-        nisa.tensor_copy(
-            dst=dst3[:, r_w : n * q_w : q_w, :], src=src3[:, s_w : s_w + p_w * (n - 1) + 1 : p_w, :]
-        )
+        for j in nl.static_range(0, n, m):
+            nisa.tensor_copy(
+                dst=dst3[:, q_w * j + r_w : q_w * (j + m - 1) + r_w + 1 : q_w, :],
+                src=src3[:, p_w * j + s_w : p_w * (j + m - 1) + s_w + 1 : p_w, :],
+                engine=nisa.engine.vector,
+            )
 
 # %% ../nbs/05c_rowgather_kernel.ipynb #05c-006-2
 def map_chunk(rows_in, rows_out, src_rows, idx, plan, chunk):

@@ -173,10 +173,13 @@ def _real_nki_verdict(kernel, args, backend_name, ref) -> str:
     return _compare(y, ref)
 
 
-def _kernel_call(x, out_hw, variant: str, convention):
+def _kernel_call(x, out_hw, variant: str, convention, chip: str = 'trn2'):
     "(kernel, args) of one variant under an ONNX convention, as resize_nearest() calls it."
     maps = resize_maps(x.shape[1:3], out_hw, *convention)
-    concrete = choose_variant(x.shape, out_hw, x.dtype, maps=maps) if variant == 'auto' else variant
+    if variant == 'auto':
+        concrete = choose_variant(x.shape, out_hw, x.dtype, chip, maps=maps)
+    else:
+        concrete = variant
     # the compiled kernel runs even where it reads out of bounds: that case is there to show it
     problems = VARIANTS[concrete].problems(x.shape, out_hw, x.dtype.itemsize, maps)
     if problems and concrete != 'as_compiled':
@@ -186,11 +189,18 @@ def _kernel_call(x, out_hw, variant: str, convention):
 
 
 def neuron_row(
-    case, x, out_hw, variant: str, warmup: int, iters: int, convention=('asymmetric', 'floor')
+    case,
+    x,
+    out_hw,
+    variant: str,
+    warmup: int,
+    iters: int,
+    convention=('asymmetric', 'floor'),
+    chip: str = 'trn2',
 ) -> dict:
     """Run one variant on the interpreter, the real simulator and the device; compare bit for bit;
-    time the device."""
-    kernel, args = _kernel_call(x, out_hw, variant, convention)
+    time the device. `auto` picks for `chip`."""
+    kernel, args = _kernel_call(x, out_hw, variant, convention, chip)
     shape = f'{tuple(x.shape)} -> {tuple(out_hw)}'
     row = dict(case=case, shape=shape, dtype=str(x.dtype), variant=variant, kernel=kernel.__name__)
     row['convention'] = ' / '.join(convention)
@@ -241,15 +251,40 @@ def cast_rounding_probe(which: str = 'nki') -> dict:
     )
 
 # %% ../nbs/11_trainium.ipynb #11-006
+def _on_chip(cases, chip: str):
+    """(case, variant) pairs `chip` runs, and those it does not with the reason (chapter 02g's chip
+    table: no indirect DMA on NeuronCore-v2)."""
+    todo, skipped = [], []
+    for c in cases:
+        for v in c[4]:
+            why = [] if v == 'auto' else VARIANTS[v].chip_problems(chip)
+            if why:
+                skipped.append(dict(case=c[0], variant=v, reason=why[0]))
+            else:
+                todo.append((c, v))
+    return todo, skipped
+
+
+def _case_input(rng, x_shape, dt: str) -> np.ndarray:
+    "A random input of a case's shape and dtype name."
+    if dt == 'uint8':
+        return rng.integers(0, 256, x_shape, dtype=np.uint8)
+    return rng.random(x_shape, dtype=np.float32).astype(
+        ml_dtypes.bfloat16 if dt == 'bfloat16' else np.dtype(dt)
+    )
+
+
 def neuron_check(
     report_path='neuron_report.json',
     cases=HW_CASES,
     warmup: int = 3,
     iters: int = 10,
     progress: bool = True,
+    chip: str = 'trn2',
 ) -> dict:
-    """On a Trainium instance: every case and variant on the interpreter, the real simulator and the
-    device; write the report."""
+    """On a Trainium instance (`chip`: 'trn1', 'inf2', 'trn2' or 'trn3'): every case and variant the
+    chip runs, on the interpreter, the real simulator and the device; write the report."""
+    todo, skipped = _on_chip(cases, chip)
     real, why = backend.real_nki()
     if real is None:
         raise RuntimeError(f'neuron_check needs the real NKI on a Trainium instance: {why}')
@@ -261,22 +296,20 @@ def neuron_check(
         host=platform.node(),
         time=time.strftime('%Y-%m-%dT%H:%M:%S'),
         NKI_PRECISE_FP=os.environ['NKI_PRECISE_FP'],
+        chip=chip,
+        kernels_written_for='NKI 0.3 to 0.6 (Neuron SDK 2.29 to 2.32)',
+        not_on_chip=skipped,
         warmup=warmup,
         iters=iters,
         rows=[],
     )
     rng = np.random.default_rng(0)
-    todo = [(c, v) for c in cases for v in c[4]]
     for row_case, variant in tqdm(todo, disable=not progress, desc='neuron_check'):
         case, x_shape, out_hw, dt = row_case[:4]
         convention = row_case[5] if len(row_case) > 5 else ('asymmetric', 'floor')
-        if dt == 'uint8':
-            x = rng.integers(0, 256, x_shape, dtype=np.uint8)
-        else:
-            x = rng.random(x_shape, dtype=np.float32).astype(
-                ml_dtypes.bfloat16 if dt == 'bfloat16' else np.dtype(dt)
-            )
-        report['rows'].append(neuron_row(case, x, out_hw, variant, warmup, iters, convention))
+        x = _case_input(rng, x_shape, dt)
+        row = neuron_row(case, x, out_hw, variant, warmup, iters, convention, chip)
+        report['rows'].append(row)
     report['cast_rounding'] = cast_rounding_probe()
     Path(report_path).parent.mkdir(parents=True, exist_ok=True)
     Path(report_path).write_text(json.dumps(report, indent=1) + '\n')

@@ -22,6 +22,7 @@ from resize_nearest.plan import (
     period_plan,
     residue_plan,
     rowgather_fits,
+    chip_limits,
 )
 from resize_nearest.cost_model import (
     as_compiled_counts,
@@ -117,10 +118,23 @@ class Variant:
     # (in_hw, out_hw, itemsize, channels, maps) -> list of reasons, beyond the range
     own_problems: object
     count: object  # (x_shape, out_hw, itemsize, maps) -> dict (chapter 06)
+    indirect_dma: bool = False  # gathers rows by index (a vector_offset DMA): NeuronCore-v3+
 
-    def problems(self, x_shape, out_hw, itemsize: int = 4, maps=()) -> list:
+    def chip_problems(self, chip) -> list:
+        "Why this variant does not run on `chip` (chapter 02g's table); [] where it does, or None."
+        if chip is None or not self.indirect_dma or chip_limits(chip)['indirect_dma']:
+            return []
+        return [
+            f"variant '{self.name}' gathers rows with an indirect DMA, which {chip}"
+            f" ({chip_limits(chip)['core']}) does not run: nki-dge.rst:169-173 lists indirect"
+            ' DMA for NeuronCore-v3 and newer'
+        ]
+
+    def problems(self, x_shape, out_hw, itemsize: int = 4, maps=(), chip=None) -> list:
         """Every reason this variant cannot run the resize of an NHWC `x_shape` to `out_hw` under
-        the axis maps `maps` (() for the compiler's)."""
+        the axis maps `maps` (() for the compiler's) on `chip` (None: any chip)."""
+        if self.chip_problems(chip):
+            return self.chip_problems(chip)
         b, ih, iw, c = x_shape
         maps = kernel_maps((ih, iw), tuple(out_hw), maps)
         found = [] if not self.exact else exact_range_problems((ih, iw), out_hw, b, c)
@@ -154,6 +168,7 @@ VARIANTS = {
             'float32 estimate + exact correction per 128-pixel tile',
             _none,
             exact_counts,
+            indirect_dma=True,
         ),
         Variant(
             'as_compiled',
@@ -163,6 +178,7 @@ VARIANTS = {
             "the compiler's float32 map, bit for bit",
             _compiled_problems,
             as_compiled_counts,
+            indirect_dma=True,
         ),
         Variant(
             'hoisted',
@@ -172,6 +188,7 @@ VARIANTS = {
             'exact column index per column tile, rows at trace time',
             _none,
             hoisted_counts,
+            indirect_dma=True,
         ),
         Variant(
             'strided',
@@ -199,6 +216,7 @@ VARIANTS = {
             'row segments gathered, columns mapped on chip',
             _rowgather_problems,
             rowgather_counts,
+            indirect_dma=True,
         ),
     )
 }
@@ -223,28 +241,43 @@ def interpreter_seconds(variant: str, x_shape, out_hw, dtype=np.float32, maps=()
     return traced * INTERPRETER_SECONDS_PER_INSTRUCTION
 
 
-def exact_options(x_shape, out_hw, dtype=np.float32, maps=()) -> list:
-    "The exact variants that can run this resize (under the axis maps `maps`) at all."
+def exact_options(x_shape, out_hw, dtype=np.float32, maps=(), chip=None) -> list:
+    "The exact variants that can run this resize (under the axis maps `maps`) on `chip` at all."
     itemsize = np.dtype(dtype).itemsize
     return [
         v.name
         for v in VARIANTS.values()
-        if v.exact and not v.problems(x_shape, out_hw, itemsize, maps)
+        if v.exact and not v.problems(x_shape, out_hw, itemsize, maps, chip)
     ]
+
+
+def _no_variant(x_shape, out_hw, dtype, maps, chip) -> ValueError:
+    "Why no exact variant runs this resize on `chip`: every variant's first reason."
+    itemsize = np.dtype(dtype).itemsize
+    reasons = [
+        v.problems(x_shape, out_hw, itemsize, maps, chip)[0] for v in VARIANTS.values() if v.exact
+    ]
+    shapes = f'{tuple(x_shape)} -> {tuple(out_hw)}'
+    return ValueError(f'no exact variant runs {shapes} on {chip}: ' + '; '.join(reasons))
 
 
 def choose_variant(
     x_shape, out_hw, dtype=np.float32, chip: str = 'trn2', budget=PROGRAM_BUDGET, maps=()
 ) -> str:
     """The exact variant with the lowest modelled time on `chip` within `budget` (None: any size),
-    under the axis maps `maps` (() for the compiler's)."""
-    options = exact_options(x_shape, out_hw, dtype, maps)
+    under the axis maps `maps` (() for the compiler's); only variants that run on `chip`."""
+    chip_limits(chip)
+    options = exact_options(x_shape, out_hw, dtype, maps, chip)
+    if not options:
+        raise _no_variant(x_shape, out_hw, dtype, maps, chip)
     counts = {v: predict_counts(v, x_shape, out_hw, dtype, maps) for v in options}
     fits = [v for v, c in counts.items() if budget is None or c['traced_instructions'] <= budget]
     if not fits:
+        excluded = [VARIANTS[v].chip_problems(chip) for v in VARIANTS if VARIANTS[v].exact]
         raise ValueError(
             f'no exact variant of {tuple(x_shape)} -> {tuple(out_hw)} traces within the budget '
-            f'of {budget} instructions (PROGRAM_BUDGET, chapter 06); choose a variant explicitly'
+            f'of {budget} instructions (PROGRAM_BUDGET, chapter 06) on {chip}; choose a variant '
+            'explicitly' + ''.join(f'; {e[0]}' for e in excluded if e)
         )
 
     def key(v):

@@ -183,6 +183,8 @@ def _live_overflow():
     return keep, _alloc((128, 25600), np.float32)        # a second one does not fit trn1's 192 KiB
 
 MACHINE_CASES['live-bytes'] = _live_overflow
+from machine_rule_cases import NEW_CASES  # the rules below the API, with their documents
+MACHINE_CASES.update(NEW_CASES)
 
 def test_every_machine_rule_has_a_case():
     assert set(MACHINE_CASES) == set(MACHINE_RULES)

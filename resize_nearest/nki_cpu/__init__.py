@@ -19,7 +19,10 @@ from resize_nearest.nki_cpu.memory import (
     MachineRuleError,
     from_numpy,
     read,
+    refuse,
     target_chip,
+    nki_version,
+    current_nki_version,
 )
 from .isa import cast_rounding
 
@@ -28,9 +31,12 @@ __version__ = 'nki_cpu (resize_nearest interpreter of the NKI subset)'
 
 def _to_numpy(x, handed=None):
     """Kernel results as NumPy arrays: a contiguous output's storage is handed over (it dies with
-    the call), anything shared is copied."""
+    the call), anything shared is copied. An output in private HBM is refused (update guide
+    :387-400)."""
     handed = set() if handed is None else handed
     if isinstance(x, Tensor):
+        if x.buffer.name == 'private_hbm':
+            refuse('output-shared-hbm', f'kernel output {x.name} {x.shape} in nl.private_hbm')
         v = read(x).reshape(x.shape)
         if not v.flags.writeable or id(x.storage) in handed:
             return v.copy()  # an input (read-only), or a storage already returned

@@ -33,7 +33,9 @@ from resize_nearest.nki_cpu.memory import (
     bfloat16,
     _strided,
     FREE_DIMS_MAX,
+    AP_STRIDE_MAX,
     psum,
+    current_chip,
 )
 
 # %% ../../nbs/02b_nki_isa.ipynb #02b-005
@@ -87,8 +89,8 @@ def cast_to(v, dtype) -> np.ndarray:
         return v
     if dt.kind in 'iu':
         return cast_int(v.astype(np.float32) if v.dtype.kind == 'b' else v, dt, _ROUNDING.get())
-    if dt.kind == 'b':
-        return v != 0
+    if dt.kind == 'b':  # a bool is a byte: the uint8 cast, held as its truth value
+        return cast_to(v, np.uint8) != 0
     return v.astype(np.float32).astype(dt)
 
 # %% ../../nbs/02b_nki_isa.ipynb #02b-008
@@ -127,6 +129,10 @@ OPS = {
         Op('logical_and', lambda x, y: np.logical_and(x != 0, y != 0).astype(np.float32), 'cmp'),
         Op('logical_or', lambda x, y: np.logical_or(x != 0, y != 0).astype(np.float32), 'cmp'),
         Op('logical_xor', lambda x, y: np.logical_xor(x != 0, y != 0).astype(np.float32), 'cmp'),
+        # bitvec operators: integer bit patterns, no cast (isa:2543-2544)
+        Op('bitwise_and', np.bitwise_and, 'bit'),
+        Op('bitwise_or', np.bitwise_or, 'bit'),
+        Op('bitwise_xor', np.bitwise_xor, 'bit'),
     ]
 }
 
@@ -154,6 +160,9 @@ def _tile(t, arg):
         raise NkiError(f'{arg} of a compute instruction must be an SBUF/PSUM tile, got {t!r}')
     if len(t.shape) - 1 > FREE_DIMS_MAX:
         refuse('free-dims', f'{arg} {t.name} {t.shape} has {t.ndim - 1} free dimensions')
+    for n, s in zip(t.shape[1:], t.strides[1:]):
+        if n > 1 and abs(s) > AP_STRIDE_MAX:  # a size-1 axis never steps
+            refuse('ap-stride', f'{arg} {t.name} {t.shape} steps {s} elements along a free axis')
     return t
 
 
@@ -187,10 +196,10 @@ def _data_flow(dst, *sources, **more) -> dict:
     if STATS.trace is None:
         return {}
     reads, scalars = [], []
-    for x in (dst, *sources):  # an indirect side reads its row offsets
-        offsets = getattr(x, 'vector_offset', None)
-        if offsets is not None:
-            reads.append(_trace_name(offsets))
+    for x in (dst, *sources):  # an indirect side reads its row offsets or its scalar offset
+        for offsets in (getattr(x, 'vector_offset', None), getattr(x, 'scalar_offset', None)):
+            if offsets is not None:
+                reads.append(_trace_name(offsets))
     for x in sources:
         if isinstance(x, (Tensor, AccessPattern)):
             reads.append(_trace_name(x))
@@ -200,10 +209,26 @@ def _data_flow(dst, *sources, **more) -> dict:
     return dict(reads=reads, writes=_trace_name(dst), scalars=tuple(scalars), **more)
 
 # %% ../../nbs/02b_nki_isa.ipynb #02b-010-s2
+def _from_int32(v, dtype) -> np.ndarray:
+    """int32 values cast to `dtype` as integers: two's complement to other integer widths (the docs
+    name no saturation), rounded once to a float type, a bool as its uint8 byte."""
+    dt = np.dtype(dtype)
+    if dt.kind in 'iu':
+        return v.astype(dt)
+    if dt.kind == 'b':  # stored as uint8 (nki.api.shared.rst:45)
+        return v.astype(np.uint8) != 0
+    return v.astype(np.float64).astype(dt)  # every int32 is a float64: one rounding
+
+
 def iota(dst, pattern, offset=0, channel_multiplier=0, name=None):
     """dst[c, i...] = offset + c*channel_multiplier + Σ i_k*step_k, in 32-bit integer arithmetic,
-    then cast to dst.dtype."""
+    then cast from that integer to dst.dtype (isa:934-937)."""
     _tile(dst, 'dst')
+    if dst.buffer.kind != 'sbuf':
+        refuse('iota-sbuf', f'iota into {dst.name} in {dst.buffer}')
+    for v, arg in ((offset, 'offset'), (channel_multiplier, 'channel_multiplier')):
+        if not isinstance(v, (Integral, np.integer)) or isinstance(v, (bool, np.bool_)):
+            refuse('iota-int', f'iota {arg}={v!r}')
     pat = [(int(s), int(n)) for s, n in pattern]
     if not 1 <= len(pat) <= 4:
         raise NkiError(f'iota pattern must have 1 to 4 [step, num] pairs, got {pattern!r}')
@@ -221,8 +246,8 @@ def iota(dst, pattern, offset=0, channel_multiplier=0, name=None):
         + np.arange(dst.shape[0], dtype=np.int64)[:, None] * int(channel_multiplier)
         + v.reshape(1, -1)
     )
-    v = v.astype(np.int32)  # 32-bit integer arithmetic
-    write(dst, v if dst.dtype == int32 else cast_to(to_f32(v), dst.dtype))
+    v = v.astype(np.int32)  # 32-bit integer arithmetic, wrapped
+    write(dst, _from_int32(v, dst.dtype))
     STATS.record(
         'gpsimd',
         'iota',
@@ -284,8 +309,15 @@ def tensor_scalar(
     )
 
 
+def _enum(value, kind, arg: str):
+    "`value` if it is a member of enum `kind`; a raw integer is refused as NKI 0.3 refuses it."
+    if not isinstance(value, kind):
+        refuse('enum-args', f'{arg}={value!r} (use nki.isa.{kind.__name__}.<member>)')
+    return value
+
+
 def _engine(e, default):
-    return default if e in (None, engine.unknown, 0) else engine(e).name
+    return default if _enum(e, engine, 'engine') == engine.unknown else e.name
 
 # %% ../../nbs/02b_nki_isa.ipynb #02b-010-s8
 def _tensor_tensor_engine(engine_arg, dst, data1, data2, ints: bool) -> str:
@@ -305,19 +337,54 @@ def _tensor_tensor_engine(engine_arg, dst, data1, data2, ints: bool) -> str:
 _INTS = (int32, uint32)
 
 
+def _same_layout(a, b, what):
+    """The same partitions and elements per partition; the free shapes may differ (isa:2536;
+    v2.32.0 isa:1021)."""
+    if a.shape[0] != b.shape[0] or a.size != b.size:
+        raise NkiError(
+            f'{what}: {a.name} {a.shape} differs from {b.name} {b.shape} in partitions or in'
+            ' elements per partition'
+        )
+
+
+def _bitvec(dst, data1, data2, op, engine_arg, name):
+    """A bitvec tensor_tensor: integer tiles as bit patterns on the Vector engine, the result
+    wrapped to dst's width (isa:2543-2544)."""
+    for t in (dst, data1, data2):
+        if t.dtype.kind not in 'iu':
+            raise NkiError(f'{op!r} needs integer tiles (isa:2543), got {t.name} of {t.dtype}')
+    where = _engine(engine_arg, 'vector')
+    if where != 'vector':
+        raise NkiError(f'{op!r} runs on the Vector engine (isa:2543), not {where}')
+    a, b = (_per_partition(t).astype(np.int64) for t in (data1, data2))
+    write(dst, op.fn(a, b).astype(dst.dtype).reshape(dst.shape))
+    STATS.record(
+        where, 'tensor_tensor', elements=dst.size, op=op.name, name=name,
+        **_data_flow(dst, data1, data2),
+    )
+
+
+def _per_partition(t) -> np.ndarray:
+    "A tile's values as (partitions, elements per partition), in the tile's own order."
+    return read(t).reshape(t.shape[0], -1)
+
+
 def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None):
     "dst = data1 op data2: exact int32 on GpSimd for all-int32 tiles, else float32 (0.3 API)."
     for t, arg in ((dst, 'dst'), (data1, 'data1'), (data2, 'data2')):
         _tile(t, arg)
-    _same_shape(dst, data1, 'tensor_tensor')
-    _same_shape(data1, data2, 'tensor_tensor')
+    _same_layout(dst, data1, 'tensor_tensor')
+    _same_layout(data1, data2, 'tensor_tensor')
     op = _op(op, 'op')
+    if op.kind == 'bit':
+        return _bitvec(dst, data1, data2, op, engine, name)
     ints = dst.dtype in _INTS and data1.dtype in _INTS and data2.dtype in _INTS
     where = _tensor_tensor_engine(engine, dst, data1, data2, ints)
     if ints and where == 'gpsimd':
-        write(dst, _int_exact(op, read(data1), read(data2), dst.dtype))
+        r = _int_exact(op, _per_partition(data1), _per_partition(data2), dst.dtype)
     else:
-        write(dst, cast_to(op.fn(to_f32(read(data1)), to_f32(read(data2))), dst.dtype))
+        r = cast_to(op.fn(to_f32(_per_partition(data1)), to_f32(_per_partition(data2))), dst.dtype)
+    write(dst, r.reshape(dst.shape))
     STATS.record(
         where,
         'tensor_tensor',
@@ -328,17 +395,31 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None):
     )
 
 # %% ../../nbs/02b_nki_isa.ipynb #02b-010-s11
+def _copy_engine(engine_arg, dst, src) -> str:
+    """The engine of a tensor_copy: named, or Vector where any engine copies alike. A same-dtype
+    copy of 32-bit integers must name it (Scalar would go through float32, isa:2256-2261)."""
+    where = _engine(engine_arg, '')
+    if where == 'scalar' and current_chip() == 'trn1':
+        refuse('scalar-copy-v2', f'tensor_copy on the Scalar engine of {current_chip()}')
+    if where == 'gpsimd':
+        _no_psum_on_gpsimd('tensor_copy', dst, src)
+    if not where and src.dtype == dst.dtype and src.dtype in _INTS:
+        refuse('copy-engine', f'tensor_copy of {src.dtype} {src.name} with engine unknown')
+    return where or 'vector'
+
+
 def tensor_copy(dst, src, engine=engine.unknown, name=None):
-    "Copy a tile; same dtype is bit exact (NaN payloads, -0.0), otherwise through float32."
+    """Copy a tile: same dtype bit exact (NaN payloads, -0.0) on Vector and GpSimd, otherwise,
+    and always on the Scalar engine, through float32 (isa:2256-2261)."""
     _tile(dst, 'dst')
     _tile(src, 'src')
     _same_shape(dst, src, 'tensor_copy')
-    if _engine(engine, 'vector') == 'gpsimd':
-        _no_psum_on_gpsimd('tensor_copy', dst, src)
+    where = _copy_engine(engine, dst, src)
     v = read(src)
-    write(dst, v if src.dtype == dst.dtype else cast_to(to_f32(v), dst.dtype))
+    exact = src.dtype == dst.dtype and where != 'scalar'
+    write(dst, v if exact else cast_to(to_f32(v), dst.dtype))
     STATS.record(
-        _engine(engine, 'vector'),
+        where,
         'tensor_copy',
         elements=dst.size,
         name=name,
@@ -423,7 +504,7 @@ def _regular(x):
     if isinstance(x, AccessPattern):
         if x.vector_offset is not None:
             return None
-        off, dims = x.offset, x.pattern
+        off, dims = x.start(), x.pattern
     elif isinstance(x, Tensor):
         off, dims = x.offset, list(zip(x.strides, x.shape))
     else:
@@ -558,13 +639,19 @@ def _bulk_gather(dst, src, oob, name) -> bool:
     return True
 
 
-def _check_dma_rules(dst, src, dge):
-    "The machine rules of a DMA: no PSUM source, indirect only on the software DGE, no broadcast."
+def _check_dma_rules(dst, src, dge, oob, eng):
+    """The machine rules of a DMA: enum arguments, no PSUM source, hardware DGE on v3+ only,
+    indirect only on the software DGE, no broadcast."""
+    _enum(dge, dge_mode, 'dge_mode')
+    _enum(oob, oob_mode, 'oob_mode')
+    _enum(eng, engine, 'engine')
     if src.buffer.kind == 'psum':
         refuse('dma-psum-source', f'dma_copy from {src.name} in PSUM')
     indirect = any(isinstance(x, AccessPattern) and x.vector_offset is not None for x in (dst, src))
     if indirect and dge_mode(dge) in (dge_mode.hwdge, dge_mode.none):
         refuse('indirect-swdge', f'an indirect dma_copy with dge_mode={dge_mode(dge).name}')
+    if dge == dge_mode.hwdge and current_chip() == 'trn1':
+        refuse('hwdge-v3', f'dma_copy with dge_mode=hwdge on {current_chip()} (NeuronCore-v2)')
     for x, arg in ((dst, 'dst'), (src, 'src')):
         if isinstance(x, AccessPattern) and x.buffer.on_chip:
             if any(s == 0 and n > 1 for s, n in x.pattern):
@@ -579,8 +666,7 @@ def _rows_in_bounds(sides, partitions, oob_mode):
             continue
         if int(oob_mode) == 0:
             w = int(np.argmin(valid))
-            offsets = side.vector_offset
-            bad_index = offsets.storage.data[offsets.flat_index().reshape(-1)[w]]
+            bad_index = read(side.vector_offset).reshape(-1)[w]
             raise OutOfBoundsError(
                 f'dma_copy {arg}: indirect index {int(bad_index)}'
                 f' on partition {w} selects row {int(rows[w])} of {side.name} {side.base.shape},'
@@ -602,7 +688,7 @@ def dma_copy(
     for x, arg in ((dst, 'dst'), (src, 'src')):
         if not isinstance(x, (Tensor, AccessPattern)):
             raise NkiError(f'{arg} of dma_copy must be a tensor or an access pattern, got {x!r}')
-    _check_dma_rules(dst, src, dge_mode)
+    _check_dma_rules(dst, src, dge_mode, oob_mode, engine)
     if _bulk_copy(dst, src, name) or _bulk_gather(dst, src, oob_mode, name):
         return
     (di, dvalid, drows), (si, svalid, srows) = _side(dst, 'dst'), _side(src, 'src')

@@ -6,8 +6,9 @@ buffers, dtypes, loop ranges and ALU ops."""
 # %% auto #0
 __all__ = ['add', 'subtract', 'multiply', 'maximum', 'minimum', 'greater', 'greater_equal', 'less',
            'less_equal', 'equal', 'not_equal', 'logical_and', 'logical_or', 'logical_xor',
-           'ndarray', 'full', 'zeros', 'static_range', 'affine_range', 'sequential_range',
-           'no_reorder', 'ds', 'tile_size']
+           'bitwise_and', 'bitwise_or', 'bitwise_xor', 'ndarray', 'full', 'zeros',
+           'static_range', 'affine_range', 'sequential_range', 'no_reorder', 'ds',
+           'tile_size']
 
 # %% ../../nbs/02c_nki_language.ipynb #02c-004
 import contextlib, warnings
@@ -33,6 +34,8 @@ from resize_nearest.nki_cpu.memory import (
     uint16,
     uint32,
     bool_,
+    current_nki_version,
+    partition_capacity,
 )
 from . import isa as _isa
 
@@ -100,7 +103,30 @@ def ds(start, size):
     return slice(start, start + size)
 
 
-class tile_size:
+class _TileSizes(type):
+    """`nl.tile_size`'s per-partition SBUF size under the names of each NKI release: 0.3's
+    `total_available_sbuf_size`, deprecated in 0.4 for `sbuf_fmax_bytes` (aws-neuron-sdk v2.32.0
+    nki/migration/index.rst:244-251; nki/api/nki/language/__init__.py:618-631)."""
+
+    @property
+    def sbuf_fmax_bytes(cls) -> int:
+        if current_nki_version() == '0.3':
+            raise AttributeError('tile_size.sbuf_fmax_bytes is new in NKI 0.4')
+        return partition_capacity('sbuf')
+
+    @property
+    def total_available_sbuf_size(cls) -> int:
+        if current_nki_version() != '0.3':
+            warnings.warn(
+                'tile_size.total_available_sbuf_size is deprecated since NKI 0.4; use'
+                ' tile_size.sbuf_fmax_bytes',
+                DeprecationWarning,
+                stacklevel=2,
+            )
+        return partition_capacity('sbuf')
+
+
+class tile_size(metaclass=_TileSizes):
     pmax = PMAX
     psum_fmax = 512
     gemm_stationary_fmax = 128
@@ -122,6 +148,9 @@ class tile_size:
     logical_and,
     logical_or,
     logical_xor,
+    bitwise_and,
+    bitwise_or,
+    bitwise_xor,
 ) = (
     _isa.OPS[k]
     for k in (
@@ -139,5 +168,8 @@ class tile_size:
         'logical_and',
         'logical_or',
         'logical_xor',
+        'bitwise_and',
+        'bitwise_or',
+        'bitwise_xor',
     )
 )
