@@ -521,17 +521,35 @@ def _fixed(path, target: Path, given, every) -> dict:
     import onnx
 
     fixed, changes = fix_report(path, given, every)
-    try:
-        onnx.checker.check_model(fixed, full_check=True)
-        checker = 'passed (full check, with shape inference)'
-    except Exception as e:  # noqa: BLE001 - the checker's refusal is the finding
-        checker = f'FAILED: {str(e).splitlines()[0]}'
+    checker = _checker(fixed, load_model(path))
     if not checker.startswith('FAILED'):
         onnx.save(fixed, target)
     complete = not checker.startswith('FAILED') and not any(
         c['action'].startswith('refuse') or 'FAILED' in c.get('verified', '') for c in changes)
     written = str(target) if not checker.startswith('FAILED') else None
     return dict(written=written, checker=checker, complete=complete, changes=changes)
+
+
+def _check_error(model, full: bool) -> str:
+    "Why onnx.checker refuses `model` (full: with strict shape inference), or None."
+    import onnx
+
+    try:
+        onnx.checker.check_model(model, full_check=full)
+    except Exception as e:  # noqa: BLE001 - the checker's refusal is the finding
+        return str(e).splitlines()[0]
+    return None
+
+
+def _checker(fixed, original) -> str:
+    """onnx.checker's verdict on the fixed model (the full check, with shape inference); where it
+    refuses the original model with the same complaint, the fix did not cause it."""
+    why = _check_error(fixed, True)
+    if why is None:
+        return 'passed (full check, with shape inference)'
+    if _check_error(original, True) == why:
+        return f'as for the original model, which the full check refuses too: {why}'
+    return f'FAILED: {why}'
 
 
 def _print_fix(summary):
