@@ -111,12 +111,12 @@ def _rounded(b, rounding, big_a, big_b, big_c) -> tuple:
     raise ValueError(f'nearest_mode {rounding!r} is not an ONNX nearest_mode')
 
 # %% ../nbs/13e_fix.ipynb #13e-010
-def _index_vector(b, abc, n, out, pytorch_single=False) -> str:
+def _index_vector(b, abc, n, out, pytorch_single=False, opset=11) -> str:
     """clamp(floor((a*d + b) / c), 0, n-1) for d = 0..out-1 in int64: a negative numerator is
     raised to 0 first (its floor clamps to 0 anyway), so ONNX's Div, which truncates toward
     zero, floors; Where and Less clamp (Max and Min take int64 only from opset 12)."""
     a, off, c = abc
-    d = b.node('Range', [0, out, 1], 'd')
+    d = _arange(b, out, opset)
     num = _fold(b, 'Add', _fold(b, 'Mul', a, d), off)
     negative = b.node('Less', [num, 0], 'negative')
     num = b.node('Where', [negative, 0, num], 'numerator')
@@ -128,6 +128,19 @@ def _index_vector(b, abc, n, out, pytorch_single=False) -> str:
         single = b.node('Less', [out, 2], 'out_is_1')
         src = b.node('Where', [single, 0, src], 'index')
     return src
+
+
+def _arange(b, out, opset) -> str:
+    """0, 1, ..., out-1 in int64: Range from opset 11; before it, the indices NonZero gives of
+    ConstantOfShape's ones (both opset 9), flattened."""
+    from onnx import TensorProto, helper
+
+    if opset >= 11:
+        return b.node('Range', [0, out, 1], 'd')
+    length = b.node('Reshape', [out, np.array([1])], 'length')
+    one = helper.make_tensor('one', TensorProto.INT64, [1], [1])
+    ones = b.node('ConstantOfShape', [length], 'ones', value=one)
+    return b.node('Reshape', [b.node('NonZero', [ones], 'where_one'), np.array([-1])], 'd')
 
 
 def _scale_fraction(b, scales: str, j: int) -> tuple:
@@ -172,22 +185,77 @@ def constant_nodes(node, r, b) -> list:
 
 def computed_nodes(node, r, b, rank: int) -> list:
     """The node as Gathers of index vectors computed in the graph, in int64, from X's shape and
-    the node's scales or sizes input (Resize-11 on, stretch): exact for any shape and values."""
+    the node's scales or sizes input (Resize-10 and Upsample-9 on): exact for any shape and
+    values."""
     from onnx import helper
 
-    given = list(node.input) + [''] * 4
-    kind = 'sizes' if given[3] else 'scales'
     attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
     axes = list(attrs.get('axes', range(rank)))
+    kind, given = _given(node, r)
     shape = b.node('Shape', [node.input[0]], 'shape')
-    mode, rounding = r.coordinate_transformation_mode, r.nearest_mode
+    policy = None
+    if r.keep_aspect_ratio_policy != 'stretch':
+        policy = _policy_scale(b, shape, axes, given, r.keep_aspect_ratio_policy)
 
     def index_of(axis, j):
-        n, out, p, q = _axis_lengths(b, shape, axis, kind, given[3] or given[2], j)
-        abc = _rounded(b, rounding, *_coordinate(b, mode, n, out, p, q))
-        return _index_vector(b, abc, n, out, mode == 'pytorch_half_pixel')
+        if policy is None:
+            n, out, p, q = _axis_lengths(b, shape, axis, kind, given, j)
+        else:
+            n, out, p, q = _policy_lengths(b, shape, axis, policy)
+        abc = _coordinate(b, r.coordinate_transformation_mode, n, out, p, q)
+        abc = _resize10(b, p, q) if _is_old(r) else _rounded(b, r.nearest_mode, *abc)
+        pytorch = r.coordinate_transformation_mode == 'pytorch_half_pixel'
+        return _index_vector(b, abc, n, out, pytorch, r.opset)
 
     return _gathers(b, node, axes, index_of)
+
+
+def _is_old(r) -> bool:
+    "Upsample or Resize-10: scales only, asymmetric, no nearest_mode."
+    return r.op_type == 'Upsample' or r.opset < 11
+
+
+def _given(node, r) -> tuple:
+    "('scales' or 'sizes', the input's name) as the node's opset places them."
+    names = list(node.input) + [''] * 4
+    if _is_old(r):
+        return 'scales', names[1]
+    return ('sizes', names[3]) if names[3] else ('scales', names[2])
+
+
+def _resize10(b, p, q) -> tuple:
+    """Upsample's and Resize-10's (a, b, c) for x = d / (p/q): floor where the axis grows, ceil
+    where it shrinks (as onnxruntime runs Resize-10; Upsample only grows), decided at run time."""
+    shrinks = b.node('Less', [p, q], 'shrinks')
+    return q, b.node('Where', [shrinks, _fold(b, 'Sub', p, 1), 0], 'ceil_offset'), p
+
+
+def _policy_scale(b, shape, axes, sizes, policy) -> tuple:
+    """(P, Q): keep_aspect_ratio_policy's one scale P/Q, the smallest (not_larger) or largest
+    (not_smaller) of sizes[j] / in over the axes, compared in integers (s*Q < P*n)."""
+    big_p = big_q = None
+    for j, axis in enumerate(axes):
+        s = b.node('Gather', [sizes, j], 'size', axis=0)
+        n = b.node('Gather', [shape, axis], 'in_size', axis=0)
+        if big_p is None:
+            big_p, big_q = s, n
+            continue
+        left, right = _fold(b, 'Mul', s, big_q), _fold(b, 'Mul', big_p, n)
+        pair = [left, right] if policy == 'not_larger' else [right, left]
+        better = b.node('Less', pair, 'better')
+        big_p = b.node('Where', [better, s, big_p], 'scale_p')
+        big_q = b.node('Where', [better, n, big_q], 'scale_q')
+    return big_p, big_q
+
+
+def _policy_lengths(b, shape, axis, policy) -> tuple:
+    "(n, out, P, Q) of one axis under the policy's scale: out = floor(P/Q * n + 1/2)."
+    big_p, big_q = policy
+    n = b.node('Gather', [shape, axis], 'in_size', axis=0)
+    twice = _fold(b, 'Mul', 2, big_q)
+    out = _fold(b, 'Div', _fold(b, 'Add', _fold(b, 'Mul', _fold(b, 'Mul', 2, big_p), n), big_q),
+                twice)
+    return n, out, big_p, big_q
 
 # %% ../nbs/13e_fix.ipynb #13e-016
 def _sites(graph, where='graph'):
@@ -264,12 +332,9 @@ def _how(r, static, where, opset, op_type) -> str:
     "'constant', 'computed', or 'refuse: why': constant indices only where the model fixes them."
     if static is not None and static.problem is None and not where.startswith('function'):
         return 'constant'
-    if op_type != 'Resize' or opset < 11:
-        return ('refuse: its shapes or scales are known only at run time, and computing indices'
-                f' in the graph needs Range (opset 11); this is {op_type}-{opset}')
-    if r is not None and r.keep_aspect_ratio_policy != 'stretch':
-        return ('refuse: keep_aspect_ratio_policy with sizes known only at run time is not'
-                ' computed in the graph')
+    if opset < 9:
+        return ('refuse: its shapes are known only at run time, and computing indices in the graph'
+                f' needs ConstantOfShape and NonZero (opset 9); this is {op_type}-{opset}')
     return 'computed'
 
 

@@ -10,6 +10,9 @@ from resize_nearest.fix import fix_report
 from resize_nearest.onnx_reader import read_resizes
 
 
+from onnx_spec import spec_map
+
+
 def resize10(shape, scales):
     node = helper.make_node('Resize', ['x', 's'], ['y'], name='y', mode='nearest')
     graph = helper.make_graph(
@@ -46,3 +49,16 @@ def test_the_fix_of_a_resize10_uses_each_axis_rounding():
     session = ort.InferenceSession(fixed.SerializeToString(), providers=['CPUExecutionProvider'])
     x = np.arange(70, dtype=np.float32).reshape(1, 1, 7, 10)
     assert session.run(None, {'x': x})[0][0, 0, 0].tolist() == [0, 3, 5, 8]
+
+
+def test_a_resize10_of_dynamic_size_rounds_each_axis_in_the_graph():
+    "H and W unknown until run time: Less(p, q) picks ceil on the shrinking axis, in int64."
+    m = resize10([1, 1, 'H', 'W'], [1, 1, 2.0, 0.4])
+    fixed, (change,) = fix_report(m, every=True)
+    assert change['action'] == 'replaced: computed indices'
+    session = ort.InferenceSession(fixed.SerializeToString(), providers=['CPUExecutionProvider'])
+    for h, w in ((7, 10), (3, 23)):
+        x = np.arange(h * w, dtype=np.float32).reshape(1, 1, h, w)
+        rows = spec_map('asymmetric', 'floor', h, 2 * h, np.float32(2.0))
+        cols = spec_map('asymmetric', 'ceil', w, int(w * float(np.float32(0.4))), np.float32(0.4))
+        np.testing.assert_array_equal(session.run(None, {'x': x})[0], x[:, :, rows][:, :, :, cols])
