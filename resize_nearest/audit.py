@@ -7,10 +7,11 @@ pixel (`check`), and for a model, which of its nearest resizes are affected (`au
 
 # %% auto #0
 __all__ = ['AXIS_RULES', 'EXTRA_OF', 'PER_AXES', 'EXACT', 'IMPLEMENTATIONS', 'FIXED_CONVENTION',
-           'RUN_ELEMENTS_MAX', 'INDEX_BYTES', 'COMPILER_REFUSES_ALIGN_CORNERS', 'UNIT',
-           'onnxruntime_rule', 'opencv_rule', 'wrong_pixels', 'count_text', 'check',
-           'exact_axis', 'node_wrong_elements', 'audit_node', 'audit_onnx', 'is_affected',
-           'affected', 'convention_wrong_pixels']
+           'RUN_ELEMENTS_MAX', 'INDEX_BYTES', 'COMPILER_REFUSES_ALIGN_CORNERS', 'TFLITE',
+           'SOURCES', 'UNIT', 'onnxruntime_rule', 'opencv_rule', 'wrong_pixels',
+           'count_text', 'check', 'exact_axis', 'node_wrong_elements', 'tflite_axis',
+           'audit_node', 'audit_onnx', 'is_affected', 'affected',
+           'convention_wrong_pixels']
 
 # %% ../nbs/13_audit.ipynb #13-005
 import numpy as np
@@ -466,8 +467,48 @@ def node_wrong_elements(r, axes) -> dict:
             wrong[name] = _fixed_convention(name, r, axes, out_shape)
         except ImportError as e:
             wrong[name] = f'not run: {e.name} is not installed'
+    wrong[TFLITE] = _tflite_modelled(r, axes, out_shape)
     wrong[EXACT] = _our_kernel(r, axes, out_shape)
     return wrong
+
+
+TFLITE = 'TFLite RESIZE_NEAREST_NEIGHBOR (modelled)'
+# how each row's count is obtained: run (the library itself) or modelled (from its source)
+SOURCES = {
+    'Neuron compiled kernel': "modelled: the compiler's float32 map, reproduced bit for bit"
+                              ' (chapter 01)',
+    'onnxruntime': 'run: onnxruntime on CPU, the node itself on an index image',
+    'onnx.reference': "run: ONNX's reference implementation, the node itself",
+    'PyTorch nearest': "run: ATen's CPU kernel, per axis",
+    'PyTorch nearest-exact': "run: ATen's CPU kernel, per axis",
+    'OpenCV INTER_NEAREST': 'run: cv2.resize, per axis',
+    'OpenCV INTER_NEAREST_EXACT': 'run: cv2.resize, per axis',
+    TFLITE: 'modelled: 16.16 fixed point, scale = (in << 16) / out + 1, index (d * scale) >> 16'
+            ' (tensorflow/lite/kernels/internal, optimized ResizeNearestNeighbor and'
+            ' resize_nearest_neighbor_test.cc)',
+    EXACT: "run: this project's NKI kernels on the interpreter",
+}
+
+
+def tflite_axis(in_size: int, out_size: int) -> np.ndarray:
+    """TFLite's optimized RESIZE_NEAREST_NEIGHBOR index along one axis (align_corners and
+    half_pixel_centers false): min((d * ((in << 16) / out + 1)) >> 16, in - 1) in integers."""
+    scale = (in_size << 16) // out_size + 1
+    d = np.arange(out_size, dtype=np.int64)
+    return np.minimum((d * scale) >> 16, in_size - 1)
+
+
+def _tflite_modelled(r, axes, out_shape):
+    "Wrong elements of TFLite's fixed-point kernel, modelled; or why the model does not apply."
+    if (r.coordinate_transformation_mode, r.nearest_mode) != ('asymmetric', 'floor') or (
+            r.axis_nearest_modes):
+        return 'n/a: modelled for asymmetric/floor (align_corners, half_pixel_centers false)'
+    if len(axes) > 2 or any(a.scale is not None for a in axes):
+        return 'n/a: resizes the (H, W) axes of an NHWC image to sizes'
+    if any((a.out_size - 1) * ((a.in_size << 16) // a.out_size + 1) >= 2**31 for a in axes):
+        return 'n/a: d * scale passes int32 here (modelled only where it does not)'
+    right = [int((tflite_axis(a.in_size, a.out_size) == exact_axis(r, a)).sum()) for a in axes]
+    return _separable_wrong(out_shape, axes, right)
 
 
 def _row(r) -> dict:
@@ -512,7 +553,8 @@ def audit_node(r) -> dict:
         return dict(row, status=f'not analysed: {e}')
     wrong = node_wrong_elements(r, axes)
     counts = _counts(wrong, axes, out_shape)
-    return dict(row, status='analysed', wrong=wrong, unit=UNIT, counts=counts)
+    sources = {k: SOURCES[k] for k in wrong}
+    return dict(row, status='analysed', wrong=wrong, unit=UNIT, counts=counts, sources=sources)
 
 
 UNIT = 'wrong: output elements of the whole output tensor; counts: per image and per tensor'
