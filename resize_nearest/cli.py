@@ -7,7 +7,7 @@ MODEL.onnx`: the project's checks and tools for people who do not open notebooks
 __all__ = ['SECONDS_PER_PAIR', 'SECONDS_PER_TILE', 'SHIPPED_KERNELS', 'EXAMPLES', 'plot_difference',
            'figure_path', 'save_figure', 'demo', 'plot_sweep', 'sweep', 'sweep_estimate',
            'finding_lines', 'lint', 'parse_hw', 'check_command', 'audit_command',
-           'printable', 'build_parser', 'main']
+           'read_inputs', 'printable', 'build_parser', 'main']
 
 # %% ../nbs/15_cli.ipynb #15-003
 import argparse, errno, importlib, importlib.util, inspect, json, math, os, re, secrets, sys
@@ -21,9 +21,11 @@ from matplotlib.ticker import MaxNLocator
 from . import backend as _backend, nki_cpu
 from .api import resize_nearest, resize_nearest_reference
 from .compare import kernel_sweep
-from .audit import check, audit_onnx, affected, convention_wrong_pixels
+from .audit import check, audit_onnx, affected, convention_wrong_pixels, count_text
+from .audit import TFLITE
+from .fix import fix_report
 from .nearest_modes import COORDINATE_MODES, NEAREST_MODES
-from .onnx_reader import ModelReadError
+from .onnx_reader import ModelReadError, load_model
 from .plan import F32_EXACT, MAX_AXIS
 from .nki_cpu.frontend import kernel_problems
 from .variants import VARIANTS
@@ -331,9 +333,12 @@ def _convention_rows(in_hw, out_hw, mode, rounding) -> list:
     "check's rows for a convention other than the compiler's, from the audit engine."
     rows = []
     for name, value in convention_wrong_pixels(in_hw, out_hw, mode, rounding).items():
+        if name == TFLITE:  # check runs the libraries; models of others are the audit's
+            continue
         counted = isinstance(value, int)
+        count = count_text(value, out_hw[0] * out_hw[1]) if counted else None
         rows.append(dict(implementation=name, status='ran' if counted else value,
-                         wrong=value if counted else None))
+                         wrong=value if counted else None, count=count))
     return rows
 
 
@@ -361,7 +366,7 @@ def check_command(in_text, out_text, as_json=False, mode='asymmetric', rounding=
     if as_json:
         _write_json(rows)
     else:
-        columns = ('implementation', 'wrong', 'first_output', 'source', 'exact_source', 'status')
+        columns = ('implementation', 'count', 'first_output', 'source', 'exact_source', 'status')
         print(Table(rows, [c for c in columns if c in rows[0]]).text())
     return int(
         any(
@@ -372,24 +377,194 @@ def check_command(in_text, out_text, as_json=False, mode='asymmetric', rounding=
     )
 
 
-def audit_command(path: str, as_json: bool = False) -> int:
+def audit_command(path: str, as_json: bool = False, inputs: str = None, fix: str = None,
+                  every: bool = False, force: bool = False) -> int:
     """The `audit` command on an ONNX file: 1 when a nearest Resize is wrong on some implementation
-    other than ours."""
+    other than ours; 2 when onnxruntime cannot load the model. With `fix`, the model made exact
+    is written there, checked and verified: 0 when every node that needs it was replaced."""
     if importlib.util.find_spec('onnx') is None:
         _usage_error(
             'audit needs the onnx package: pip install "resize_nearest[onnx]" '
             '(or bash tools/venv.sh onnx)'
         )
+    target = _fix_target(fix, path, force) if fix else None  # before any work
     try:
-        report = audit_onnx(path)
+        given = read_inputs(inputs, path) if inputs else None
+        report = audit_onnx(path, given)
     except ModelReadError as e:  # the file itself: each refusal names what it is
         where = '' if str(e).startswith(str(path)) else f'{path}: '
         _usage_error(printable(f'MODEL {where}{e}'))
-    if as_json:
+    refusal = _onnxruntime_refusal(path, report)
+    if refusal:
+        return _refused(report, path, refusal, as_json)
+    if target is None and as_json:
         _write_json(report)  # JSON escapes control characters itself
+    elif target is None:
+        _print_report(report, path)
+    if target is None:
+        return int(affected(report))
+    summary = _fixed(path, target, given, every)
+    if as_json:
+        _write_json(dict(audit=report, fix=summary))
     else:
         _print_report(report, path)
-    return int(affected(report))
+        _print_fix(summary)
+    return int(not summary['complete'])
+
+
+def read_inputs(path: str, model: str) -> dict:
+    """{graph input name: array} from `--inputs`: an ONNX test_data_set folder (input_0.pb, ...;
+    an unnamed tensor is the model's k-th input that is not an initializer) or an .npz file."""
+    proto = load_model(model)
+    constants = {t.name for t in proto.graph.initializer}
+    names = [vi.name for vi in proto.graph.input if vi.name not in constants]
+    if os.path.isdir(path):
+        arrays = _pb_inputs(path, names)
+    elif path.endswith('.npz') and os.path.isfile(path):
+        arrays = _npz_inputs(path)
+    else:
+        _usage_error(printable(f'--inputs must be a test_data_set folder of input_N.pb files or an'
+                               f' .npz file, got {path!r}'))
+    unknown = sorted(set(arrays) - set(names))
+    if unknown:
+        _usage_error(printable(f'--inputs names {unknown}, which are not inputs of the model'
+                               f' (its inputs: {names})'))
+    return arrays
+
+
+def _pb_inputs(folder: str, names: list) -> dict:
+    "The input_N.pb tensors of a test_data_set folder, in N's order."
+    from onnx import TensorProto, numpy_helper
+
+    found = [f for f in os.listdir(folder) if re.fullmatch(r'input_[0-9]{1,6}\.pb', f)]
+    if not found:
+        _usage_error(printable(f'--inputs {folder!r} holds no input_N.pb file'))
+    arrays = {}
+    for k, f in enumerate(sorted(found, key=lambda f: int(f[6:-3]))):
+        tensor = TensorProto()
+        try:
+            with open(os.path.join(folder, f), 'rb') as data:
+                tensor.ParseFromString(data.read())
+            value = numpy_helper.to_array(tensor)
+        except Exception as e:  # noqa: BLE001 - whatever protobuf or numpy refuses
+            _usage_error(printable(f'--inputs {f}: not an ONNX tensor ({e})'))
+        arrays[tensor.name or (names[k] if k < len(names) else f)] = value
+    return arrays
+
+
+def _npz_inputs(path: str) -> dict:
+    "The arrays of an .npz file (no pickled objects)."
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return {k: z[k] for k in z.files}
+    except Exception as e:  # noqa: BLE001 - a damaged or non-npz file
+        _usage_error(printable(f'--inputs {path!r}: cannot read it as .npz ({e})'))
+
+
+def _onnxruntime_refusal(path, report) -> str:
+    "Why onnxruntime cannot load the model, asked where the audit found an invalid node."
+    if not any(r['status'].startswith('invalid') for r in report):
+        return None
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        return None
+    options = ort.SessionOptions()
+    options.log_severity_level = 4
+    try:
+        ort.InferenceSession(os.fspath(path), options, ['CPUExecutionProvider'])
+    except Exception as e:  # noqa: BLE001 - onnxruntime's refusal, whatever its class
+        return str(e).splitlines()[0]
+    return None
+
+
+def _refused(report, path, why, as_json) -> int:
+    "Report a model onnxruntime cannot load: its rows, and the reason; exit status 2."
+    message = f'MODEL {path}: onnxruntime cannot load it: {why}'
+    if as_json:
+        _write_json({'error': message, 'exit_status': 2, 'report': report})
+    else:
+        _print_report(report, path)
+        _say(printable(message))
+    return 2
+
+
+def _fix_target(fix: str, model: str, force: bool) -> Path:
+    """The --fix file, checked before any work: not the model, not a folder, new unless --force,
+    and beside the model where the model keeps data in external files (their paths are relative)."""
+    target = Path(fix)
+    if target.suffix != '.onnx':
+        _usage_error(printable(f'--fix must name an .onnx file, got {fix!r}'))
+    if os.path.lexists(target) and os.path.realpath(target) == os.path.realpath(model):
+        _usage_error(printable(f'--fix {fix!r} is the model itself; name a new file'))
+    try:
+        figure_path(target.parent, target.name, force)
+    except OSError as e:
+        _usage_error(printable(f'cannot write {e.filename}: it {e.strerror}'))
+    if _external(model) and os.path.realpath(target.parent) != os.path.dirname(
+            os.path.realpath(model)):
+        _usage_error(printable(f'--fix {fix!r}: the model keeps tensors in external files, found'
+                               " relative to its folder; write the fixed model beside it"))
+    _writable(str(target.parent))
+    return target
+
+
+def _external(model) -> bool:
+    from onnx.external_data_helper import uses_external_data
+    from .onnx_reader import _all_tensors
+
+    try:
+        return any(uses_external_data(t) for t in _all_tensors(load_model(model).graph))
+    except ModelReadError:
+        return False  # the audit reports why it cannot be read
+
+
+def _fixed(path, target: Path, given, every) -> dict:
+    "The fixed model: checked by onnx.checker (full, with shape inference), written, summarised."
+    import onnx
+
+    fixed, changes = fix_report(path, given, every)
+    checker = _checker(fixed, load_model(path))
+    if not checker.startswith('FAILED'):
+        onnx.save(fixed, target)
+    complete = not checker.startswith('FAILED') and not any(
+        c['action'].startswith('refuse') or 'FAILED' in c.get('verified', '') for c in changes)
+    written = str(target) if not checker.startswith('FAILED') else None
+    return dict(written=written, checker=checker, complete=complete, changes=changes)
+
+
+def _check_error(model, full: bool) -> str:
+    "Why onnx.checker refuses `model` (full: with strict shape inference), or None."
+    import onnx
+
+    try:
+        onnx.checker.check_model(model, full_check=full)
+    except Exception as e:  # noqa: BLE001 - the checker's refusal is the finding
+        return str(e).splitlines()[0]
+    return None
+
+
+def _checker(fixed, original) -> str:
+    """onnx.checker's verdict on the fixed model (the full check, with shape inference); where it
+    refuses the original model with the same complaint, the fix did not cause it."""
+    why = _check_error(fixed, True)
+    if why is None:
+        return 'passed (full check, with shape inference)'
+    if _check_error(original, True) == why:
+        return f'as for the original model, which the full check refuses too: {why}'
+    return f'FAILED: {why}'
+
+
+def _print_fix(summary):
+    "The fix's text: where it was written, the checker, then one line per node."
+    p = printable
+    written = summary['written'] or 'not written'
+    print(f"fixed model: {p(written)}; onnx.checker {p(summary['checker'])}")
+    for c in summary['changes']:
+        axes = f" on axes {c['gather_axes']}" if 'gather_axes' in c else ''
+        print(f"  {p(c['node'])} ({p(c['op'])}, {p(c['where'])}): {p(c['action'])}{axes}")
+        if c.get('verified'):
+            print(f"    {p(c['verified'])}")
 
 
 def printable(value) -> str:
@@ -411,8 +586,8 @@ def _print_report(report, path):
               f" {p(r['status'])}")
         if r.get('resized'):
             print(f"    {p(r['resized'])}")
-        for name, value in r.get('wrong', {}).items():
-            print(f'    {p(name)}: {p(value)}')
+        for name, value in r.get('wrong', {}).items():  # a count says what it counts
+            print(f"    {p(name)}: {p(r.get('counts', {}).get(name, value))}")
 
 # %% ../nbs/15_cli.ipynb #15-008-3
 EXAMPLES = {  # command -> (what it does, an example), shown by `resize-nearest COMMAND --help`
@@ -433,8 +608,9 @@ EXAMPLES = {  # command -> (what it does, an example), shown by `resize-nearest 
         'resize-nearest check 224x224 192x192 --json',
     ),
     'audit': (
-        'find the nearest Resize nodes of an ONNX model that some implementation gets wrong',
-        'resize-nearest audit model.onnx',
+        'find the nearest Resize nodes of an ONNX model that some implementation gets wrong;'
+        ' --fix writes the model made exact',
+        'resize-nearest audit model.onnx --fix exact.onnx',
     ),
 }
 
@@ -458,6 +634,17 @@ def _write_json(obj):
 def _subcommand(subs, name: str):
     what, example = EXAMPLES[name]
     return subs.add_parser(name, help=what, description=what, epilog=f'example: {example}')
+
+
+def _audit_arguments(audit_p):
+    "audit's options: runtime values of graph inputs, and the fix."
+    audit_p.add_argument('--inputs', metavar='DATA', help='values of graph inputs (scales, sizes'
+                         ' fed at run time): a test_data_set folder of input_N.pb files, or .npz')
+    audit_p.add_argument('--fix', metavar='OUT.onnx', help='write the model with every affected'
+                         ' nearest resize replaced by Gathers of exact indices, verified')
+    audit_p.add_argument('--every', action='store_true',
+                         help='with --fix: replace every nearest resize, affected or not')
+    audit_p.add_argument('--force', action='store_true', help='with --fix: replace OUT.onnx')
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -490,6 +677,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="ONNX's rounding (default: floor)")
     audit_p = _subcommand(subs, 'audit')
     audit_p.add_argument('MODEL', help='an ONNX file')
+    _audit_arguments(audit_p)
     # --json anywhere: before the command or among its arguments (SUPPRESS keeps the first)
     parser.add_argument('--json', action='store_true', help='check and audit: print JSON')
     for p in (check_p, audit_p):
@@ -566,7 +754,9 @@ def _run(a) -> int:
         return check_command(a.IN, a.OUT, a.json, a.coordinate_transformation_mode,
                              a.nearest_mode)
     if a.command == 'audit':
-        return audit_command(a.MODEL, a.json)
+        if (a.every or a.force) and not a.fix:
+            _usage_error('--every and --force go with --fix OUT.onnx')
+        return audit_command(a.MODEL, a.json, a.inputs, a.fix, a.every, a.force)
     if a.command == 'sweep':
         if not 1 <= a.max <= 512:
             _usage_error(f'--max must be between 1 and 512, got {a.max}')

@@ -544,6 +544,24 @@ def _traced_axis_index(in_size, out_size, scale, device, mode='nearest'):
     return index.clamp(max=in_size - 1)
 
 
+def _exported_sizes(input, args):
+    """Under torch.onnx.export: PyTorch's checks on a meta tensor of the traced shape, then the
+    output sizes as graph ops (floor(in * scale) in double for a scale factor), so that no
+    Resize is left in the exported graph."""
+    size, scale_factor = args[0], args[1]
+    shape = tuple(int(s) for s in input.shape)
+    static = _meta_output_size(shape, input.dtype, args[2], size, scale_factor, *args[3:])
+    if scale_factor is None:
+        return static  # the sizes given: constants of the graph
+    axes = len(static)
+    factors = scale_factor if isinstance(scale_factor, (tuple, list)) else (scale_factor,) * axes
+    outs = []
+    for n, s in zip(input.shape[2:], factors):  # floor(in * s) in double, as F.interpolate
+        n = n if isinstance(n, torch.Tensor) else torch.tensor(n)
+        outs.append(torch.floor(n.to(torch.float64) * float(s)).to(torch.int64))
+    return outs
+
+
 def _traced_resize(
     input, mode, size, scale_factor, align_corners, recompute_scale_factor, antialias
 ):
@@ -551,9 +569,12 @@ def _traced_resize(
     PyTorch's checks and output size from F.interpolate on the empty batch input[:0], then one
     index_select per axis (its backward, index_add, is the exact adjoint)."""
     args = (size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
-    shape_only = _F_INTERPOLATE(input[:0], *args)  # F.interpolate's positional order
     scales = _axis_scales(input, scale_factor, recompute_scale_factor)
-    ins, out = input.shape[2:], shape_only.shape[2:]
+    if torch.onnx.is_in_onnx_export():
+        out = _exported_sizes(input, args)
+    else:  # F.interpolate's positional order
+        out = _F_INTERPOLATE(input[:0], *args).shape[2:]
+    ins = input.shape[2:]
     maps = [_traced_axis_index(i, o, s, input.device, mode) for i, o, s in zip(ins, out, scales)]
     return _keep_format(input, _gather(input, maps))
 
