@@ -8,7 +8,7 @@ pixels your framework, runtime or model gets wrong: derived and verified in exec
 __all__ = ['resize_nearest', 'resize_nearest_reference', 'resize_nearest_grad',
            'resize_nearest_fixed_dma_kernel', 'resize_nearest_exact_kernel', 'VARIANTS',
            'choose_variant', 'load_indices', 'src_index_exact', 'src_index_fp32',
-           'check_kernel', 'check', 'audit_onnx']
+           'check_kernel', 'check', 'audit_onnx', 'fix_onnx']
 
 # %% ../nbs/index.ipynb #index-001
 # The package's face: what an importer needs, each name from the module that holds it. Names
@@ -28,13 +28,14 @@ _LAZY = {
     'check_kernel': 'nki_cpu.frontend',
     'check': 'audit',
     'audit_onnx': 'audit',
+    'fix_onnx': 'fix',
 }
 # nbdev writes these into __all__ (it reads a literal list): `from resize_nearest import *` gets the
 # face; tests/test_layers.py holds it equal to _LAZY
 _all_ = ['resize_nearest', 'resize_nearest_reference', 'resize_nearest_grad',
          'resize_nearest_fixed_dma_kernel', 'resize_nearest_exact_kernel', 'VARIANTS',
          'choose_variant', 'load_indices', 'src_index_exact', 'src_index_fp32', 'check_kernel',
-         'check', 'audit_onnx']
+         'check', 'audit_onnx', 'fix_onnx']
 
 
 def __getattr__(name):
