@@ -25,7 +25,7 @@ from .audit import check, audit_onnx, affected, convention_wrong_pixels, count_t
 from .audit import TFLITE
 from .fix import fix_report
 from .nearest_modes import COORDINATE_MODES, NEAREST_MODES
-from .onnx_reader import ModelReadError, load_model
+from .onnx_reader import ModelReadError, _all_tensors, load_model
 from .plan import F32_EXACT, MAX_AXIS
 from .nki_cpu.frontend import kernel_problems
 from .variants import VARIANTS
@@ -511,7 +511,6 @@ def _fix_target(fix: str, model: str, force: bool) -> Path:
 
 def _external(model) -> bool:
     from onnx.external_data_helper import uses_external_data
-    from .onnx_reader import _all_tensors
 
     try:
         return any(uses_external_data(t) for t in _all_tensors(load_model(model).graph))
