@@ -23,7 +23,15 @@ from typing import List, Optional
 
 import ml_dtypes
 import numpy as np
-import torch
+
+try:
+    import torch
+except ModuleNotFoundError as missing:  # a bare 'No module named torch' names no way out
+    raise ModuleNotFoundError(
+        'resize_nearest.torch needs PyTorch, the torch extra: pip install "resize_nearest[torch]"'
+        ' (or bash tools/venv.sh torch)',
+        name='torch',
+    ) from missing
 import torch.nn as nn
 import torch.nn.functional as F
 from .index_map import src_index_exact

@@ -48,3 +48,13 @@ def test_remembered_output_sizes_and_plans_are_bounded(monkeypatch):
     for n in range(30, 50):
         interpolate_nearest(torch.rand(n - 29, 1, n, n), (22, 22))
         assert len(rt._SIZES) <= 8 and len(rt._PLANS) <= 8
+
+
+def test_the_drop_in_without_pytorch_names_the_extra_to_install():
+    "After the light install (README command 1) the import says which extra brings PyTorch."
+    import subprocess, sys
+    code = ("import sys; sys.modules['torch'] = None\n"
+            "try:\n    import resize_nearest.torch\n"
+            "except ModuleNotFoundError as e:\n    print(e.name, '|', e)\n")
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True)
+    assert r.stdout.startswith('torch |') and 'resize_nearest[torch]' in r.stdout, r.stdout + r.stderr
