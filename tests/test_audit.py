@@ -5,6 +5,7 @@ from onnx import helper, TensorProto
 from resize_nearest.audit import onnxruntime_rule, opencv_rule, wrong_pixels, check, audit_onnx, affected
 from resize_nearest.compare import onnxruntime_indices, opencv_indices, torch_indices
 from resize_nearest.index_map import src_index_fp32
+from cli_run import run_cli
 
 def test_rules_equal_the_real_libraries():
     rng = np.random.default_rng(5)
@@ -70,15 +71,16 @@ def test_audit_of_a_torch_export():
 @pytest.mark.parametrize('args, rc, text', [(['224x224', '192x192'], 1, 'PyTorch nearest'), (['30x20', '60x40'], 0, 'OpenCV'),
                                             (['224', '192'], 1, 'Neuron compiled kernel'), (['22a', '3'], 2, 'IN must look like'),
                                             (['5x5'], 2, 'the following arguments are required: OUT'), (['0x5', '3'], 2, 'positive integers')])
-def test_check_command(args, rc, text):
-    r = subprocess.run([sys.executable, '-m', 'resize_nearest.cli', 'check', *args], capture_output=True, text=True)
-    assert r.returncode == rc and text in r.stdout + r.stderr and 'Traceback' not in r.stderr, r.stdout + r.stderr
-    r = subprocess.run([sys.executable, '-m', 'resize_nearest.cli', 'check', '--json', *args], capture_output=True, text=True)
-    assert r.returncode == rc and json.loads(r.stdout), r.stdout + r.stderr        # --json first, JSON on every exit
+def test_check_command(args, rc, text, capsys):
+    "In this process (the entry point itself runs in a subprocess in test_refusals.py)."
+    status, out, err = run_cli(['check', *args], capsys)
+    assert status == rc and text in out + err and 'Traceback' not in err, out + err
+    status, out, err = run_cli(['check', '--json', *args], capsys)
+    assert status == rc and json.loads(out), out + err        # --json first, JSON on every exit
 
-def test_every_command_has_its_own_help_with_an_example():
+def test_every_command_has_its_own_help_with_an_example(capsys):
     for command in ('demo', 'sweep', 'lint', 'check', 'audit'):
-        r = subprocess.run([sys.executable, '-m', 'resize_nearest.cli', command, '--help'], capture_output=True, text=True)
-        assert r.returncode == 0 and f'usage: resize-nearest {command}' in r.stdout and 'example: resize-nearest' in r.stdout
-    r = subprocess.run([sys.executable, '-m', 'resize_nearest.cli', 'check', '--help'], capture_output=True, text=True)
-    assert '--json' in r.stdout and '--max' not in r.stdout
+        status, out, _ = run_cli([command, '--help'], capsys)
+        assert status == 0 and f'usage: resize-nearest {command}' in out and 'example: resize-nearest' in out
+    _, out, _ = run_cli(['check', '--help'], capsys)
+    assert '--json' in out and '--max' not in out

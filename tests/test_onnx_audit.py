@@ -11,6 +11,8 @@ import subprocess
 import sys
 import warnings
 from pathlib import Path
+
+from cli_run import run_cli
 from fractions import Fraction
 
 import numpy as np
@@ -387,18 +389,18 @@ def test_sizes_stored_as_float_are_refused_not_truncated():
     assert row['status'] == 'invalid: sizes must be int64, got float32 [1.0, 1.0, 22.700000762939453, 22.700000762939453]'
 
 
-def test_the_exit_status_follows_the_report(tmp_path):
+def test_the_exit_status_follows_the_report(tmp_path, capsys):
     "14x14 -> 2x2: only onnxruntime is wrong, and that is enough for exit status 1."
     path = tmp_path / 'm.onnx'
     onnx.save(model([resize('y', 'x', sizes=[1, 1, 2, 2], **ASYM)], {'x': [1, 1, 14, 14]}), path)
     x = np.arange(196, dtype=np.float32).reshape(1, 1, 14, 14)
     got = ort.InferenceSession(str(path), providers=['CPUExecutionProvider']).run(None, {'x': x})[0]
     assert wrong_2d(got.astype(np.int64), [0, 7], [0, 7], 14) > 0
-    r = subprocess.run(CLI + ['audit', str(path), '--json'], capture_output=True, text=True)
-    assert r.returncode == 1 and json.loads(r.stdout)[0]['wrong']['onnxruntime'] > 0
+    status, out, _ = run_cli(['audit', str(path), '--json'], capsys)
+    assert status == 1 and json.loads(out)[0]['wrong']['onnxruntime'] > 0
     onnx.save(model([resize('y', 'x', sizes=[1, 1, 28, 28], **ASYM)], {'x': [1, 1, 14, 14]}), path)
-    r = subprocess.run(CLI + ['audit', str(path)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout
+    status, out, _ = run_cli(['audit', str(path)], capsys)
+    assert status == 0, out
 
 
 # --- the file --------------------------------------------------------------------------------
@@ -415,13 +417,13 @@ def _fifo(p):
     (lambda p: Path(p).write_bytes(b'\x08\x07\x12'), 'cannot read as an ONNX model'),
     (lambda p: Path(p).write_bytes(onnx.ModelProto(producer_name='x').SerializeToString()), 'no IR version or opset'),
 ])
-def test_files_that_are_not_models_are_refused_each_with_its_own_message(tmp_path, make, message):
+def test_files_that_are_not_models_are_refused_each_with_its_own_message(tmp_path, make, message, capsys):
     path = str(tmp_path / 'm.onnx')
     make(path)
     with pytest.raises(ModelReadError, match=message):
         load_model(path)
-    r = subprocess.run(CLI + ['audit', path, '--json'], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 2 and message in json.loads(r.stdout)['error'] and 'Traceback' not in r.stderr
+    status, out, err = run_cli(['audit', path, '--json'], capsys)
+    assert status == 2 and message in json.loads(out)['error'] and 'Traceback' not in err
 
 
 def test_a_truncated_model_is_refused(tmp_path):
@@ -507,17 +509,17 @@ def test_shapes_lost_to_inference_come_from_one_onnxruntime_run():
 
 # --- check for every mode, and the torch audit on the same engine -----------------------------
 
-def test_check_takes_every_mode():
-    r = subprocess.run(CLI + ['check', '13x13', '7x7', '--coordinate-transformation-mode', 'half_pixel',
-                              '--nearest-mode', 'floor', '--json'], capture_output=True, text=True)
-    rows = {x['implementation']: x for x in json.loads(r.stdout)}
-    assert r.returncode == 1 and rows['onnxruntime']['wrong'] == 13
+def test_check_takes_every_mode(capsys):
+    status, out, _ = run_cli(['check', '13x13', '7x7', '--coordinate-transformation-mode', 'half_pixel',
+                              '--nearest-mode', 'floor', '--json'], capsys)
+    rows = {x['implementation']: x for x in json.loads(out)}
+    assert status == 1 and rows['onnxruntime']['wrong'] == 13
     assert rows['Neuron compiled kernel']['status'].startswith('n/a')
-    r = subprocess.run(CLI + ['check', '8x8', '16x16', '--coordinate-transformation-mode', 'align_corners'],
-                       capture_output=True, text=True)
-    assert 'refused by the compiler' in r.stdout and r.returncode == 0
-    r = subprocess.run(CLI + ['check', '8x8', '16x16', '--nearest-mode', 'sideways'], capture_output=True, text=True)
-    assert r.returncode == 2 and 'invalid choice' in r.stderr
+    status, out, _ = run_cli(['check', '8x8', '16x16', '--coordinate-transformation-mode', 'align_corners'],
+                             capsys)
+    assert 'refused by the compiler' in out and status == 0
+    status, _, err = run_cli(['check', '8x8', '16x16', '--nearest-mode', 'sideways'], capsys)
+    assert status == 2 and 'invalid choice' in err
     with pytest.raises(ValueError, match='coordinate_transformation_mode must be one of'):
         convention_wrong_pixels((8, 8), (4, 4), 'half-pixel')
 
