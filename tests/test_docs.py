@@ -3,7 +3,7 @@ page by page in headless Chromium (Debian's package, which `.ci/run` installs) a
 On every page: no console errors, every image loads, math is typeset (no raw $$ or \\( left), every internal link
 resolves, no Markdown table left as a paragraph of pipes, no code block or table wider than its column (nothing
 to scroll sideways), every figure shown at a legible size, and no `_empty` or machine address (`at 0x7f...`) in the
-text. The API pages list every public name. Screenshots of the home page and chapter 04 are kept outside the tree
+text. The API pages list every public name. Screenshots of the home page and chapter 16 are kept outside the tree
 (RESIZE_NEAREST_SCREENSHOTS, default /tmp/resize_nearest_docs_screenshots)."""
 import functools, http.server, importlib, json, os, re, shutil, subprocess, sys, threading
 from pathlib import Path
@@ -95,7 +95,7 @@ def test_site_in_chromium(browser_path, site):
     from playwright.sync_api import sync_playwright
     html, base = site
     names = pages(html)
-    chapters = sorted(p.stem for p in (ROOT / 'nbs').glob('[0-9]*.ipynb'))
+    chapters = sorted(p.stem for p in (ROOT / 'nbs').glob('[0-9a]*.ipynb'))
     assert set(f'{c}.html' for c in chapters) <= set(names) and 'index.html' in names
     SHOTS.mkdir(parents=True, exist_ok=True)
     problems = []
@@ -127,7 +127,7 @@ def test_site_in_chromium(browser_path, site):
             if errors or bad_imgs or raw or dead:
                 problems.append(f'{name}: console {errors[:3]}, images {bad_imgs[:3]}, raw math {raw}, dead links {dead[:3]}')
             problems += [f'{name}: {p}' for p in layout_problems(html, name, page)]
-            if name in ('index.html', '04_gather_kernels.html'):
+            if name in ('index.html', '16_gather_kernels.html'):
                 page.screenshot(path=str(SHOTS / name.replace('.html', '.png')), full_page=False)
         browser.close()
     assert not problems, '\n'.join(problems)
@@ -136,8 +136,8 @@ def test_site_in_chromium(browser_path, site):
 @pytest.mark.slow
 def test_math_is_typeset_and_api_pages_list_every_public_name(site):
     html, _ = site
-    assert 'class="math' in (html / '03_tile_graph.html').read_text()            # MathJax input, typeset in the browser test
-    assert '_static/mathjax/es5/tex-chtml.js' in (html / '03_tile_graph.html').read_text()    # served by the site itself
+    assert 'class="math' in (html / '15_tile_graph.html').read_text()            # MathJax input, typeset in the browser test
+    assert '_static/mathjax/es5/tex-chtml.js' in (html / '15_tile_graph.html').read_text()    # served by the site itself
     for page in html.rglob('*.html'):
         assert 'cdn.jsdelivr' not in page.read_text() and 'mathjax@' not in page.read_text(), page.name
     for page in (html / 'api').glob('resize_nearest*.html'):
@@ -175,7 +175,7 @@ def test_readme_chapter_table_lists_every_chapter_by_its_title():
     readme = (ROOT / 'README.md').read_text(encoding='utf-8')
     table = readme[readme.index('## Read next'):]
     linked = re.findall(r'^\| \[([^\]]+)\]\(nbs/([^)]+)\)', table, re.M)
-    chapters = sorted((ROOT / 'nbs').glob('[0-9]*.ipynb')) + sorted((ROOT / 'nbs').glob('*.md'))
+    chapters = sorted((ROOT / 'nbs').glob('[0-9a]*.ipynb')) + sorted((ROOT / 'nbs').glob('*.md'))
     assert [name for _, name in linked] == [p.name for p in chapters]
     for (title, name), path in zip(linked, chapters):
         text = path.read_text(encoding='utf-8')

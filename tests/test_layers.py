@@ -1,6 +1,6 @@
 """The package's layering (shared/DESIGN.md): no import cycle, no function-local imports but the allowed ones, and no
 matplotlib below the studies layer."""
-import ast, subprocess, sys
+import ast, json, re, subprocess, sys
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parent.parent / 'resize_nearest'
@@ -87,3 +87,60 @@ def test_the_top_level_face_is_small_and_every_name_resolves():
     star = 'from resize_nearest import *; print(sorted(k for k in dir() if not k.startswith("_")))'
     r = subprocess.run([sys.executable, '-c', star], capture_output=True, text=True, check=True)
     assert r.stdout.strip() == str(sorted(resize_nearest.__all__))
+
+NBS = PKG.parent / 'nbs'
+PARTS = json.loads((NBS / 'parts.json').read_text(encoding='utf-8'))
+
+
+def book():
+    "The chapters in reading order: the parts in order, then the appendices (nbs/parts.json)."
+    return [p for key in PARTS for p in sorted(NBS.glob(f'{key}*.ipynb'))]
+
+
+def chapter_of_module():
+    "Module name -> the chapter that exports it (its `#| default_exp`)."
+    owners = {}
+    for path in book():
+        for cell in json.loads(path.read_text(encoding='utf-8'))['cells']:
+            found = re.search(r'^#\| default_exp (\S+)', ''.join(cell['source']), re.M)
+            if found:
+                owners['resize_nearest.' + found.group(1).replace('.__init__', '')] = path.name
+    return owners
+
+
+def chapter_imports(path, known):
+    "Package modules a chapter's code cells import; a top-level name counts as the module holding it."
+    from resize_nearest import _LAZY
+    found = set()
+    for cell in json.loads(path.read_text(encoding='utf-8'))['cells']:
+        if cell['cell_type'] != 'code':
+            continue
+        source = '\n'.join(l for l in ''.join(cell['source']).splitlines() if not l.startswith(('%', '!')))
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith('resize_nearest'):
+                for alias in node.names:
+                    sub = f'{node.module}.{alias.name}'
+                    lazy = _LAZY.get(alias.name) if node.module == 'resize_nearest' else None
+                    found.add(sub if sub in known else f'resize_nearest.{lazy}' if lazy else node.module)
+            elif isinstance(node, ast.Import):
+                found.update(a.name for a in node.names if a.name.startswith('resize_nearest.'))
+    return found - {'resize_nearest'}
+
+
+def test_a_chapter_imports_only_earlier_chapters_and_the_appendices():
+    """The book's order (DESIGN.md): a chapter of parts I-V uses only chapters before it and the
+    appendices, which are the floor; an appendix uses only appendices before it."""
+    owners = chapter_of_module()
+    order = [p.name for p in book()]
+    for position, path in enumerate(book()):
+        for module in chapter_imports(path, owners):
+            owner = owners[module]
+            earlier = order.index(owner) <= position
+            floor = owner.startswith('a')
+            allowed = floor and earlier if path.name.startswith('a') else earlier or floor
+            assert allowed, f'{path.name} imports {module}, exported by {owner}: not an earlier chapter or an appendix it may use'
+
+
+def test_every_notebook_belongs_to_a_part():
+    chapters = {p.name for p in NBS.glob('*.ipynb')} - {'index.ipynb'}
+    assert chapters == {p.name for p in book()}, chapters ^ {p.name for p in book()}

@@ -1,4 +1,4 @@
-"""Every ONNX nearest convention through the exact kernels (chapters 00b, 02g, 03-06b, 07, 08).
+"""Every ONNX nearest convention through the exact kernels (chapters 13, 14, 15-25, 31, 32).
 
 The oracle is the ONNX specification's formulas in Fraction arithmetic (tests/onnx_spec.py), ONNX's
 own conformance data, and PyTorch's and OpenCV's own kernels (and TensorFlow's half-pixel formula,

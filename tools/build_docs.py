@@ -13,7 +13,8 @@ instead of reprs that hold machine addresses. The CSS gives the text column 100 
 1280-pixel window (tests/test_docs.py measures it).
 """
 
-import argparse, importlib, inspect, json, pprint, re, shutil, subprocess, sys, textwrap
+import argparse
+import json, importlib, inspect, json, pprint, re, shutil, subprocess, sys, textwrap
 from pathlib import Path
 from fastcore.docments import docments
 
@@ -317,7 +318,11 @@ def toctree(caption: str, entries) -> str:
 
 def stage_pages(src: Path, chapters: list, pages: list):
     "The home page with the table of contents, every chapter, the Markdown pages and the figures."
-    toc = toctree('Chapters', [p.stem for p in chapters])
+    parts = json.loads((ROOT / 'nbs' / 'parts.json').read_text(encoding='utf-8'))
+    toc = ''.join(
+        toctree(title, [p.stem for p in chapters if p.name.startswith(key)])
+        for key, title in parts.items()
+    )
     toc += toctree('Reference', [p.stem for p in pages] + ['api/index'])
     stage_notebook(ROOT / 'nbs' / 'index.ipynb', src / 'index.ipynb', toc)
     for path in chapters:
@@ -360,7 +365,7 @@ def main():
     args = ap.parse_args()
     shutil.rmtree(args.src, ignore_errors=True)
     args.src.mkdir(parents=True)
-    chapters = sorted((ROOT / 'nbs').glob('[0-9]*.ipynb'))
+    chapters = sorted((ROOT / 'nbs').glob('[0-9a]*.ipynb'))
     pages = sorted((ROOT / 'nbs').glob('*.md'))
     stage_pages(args.src, chapters, pages)
     mods = stage_api(args.src)
