@@ -182,3 +182,21 @@ def test_readme_chapter_table_lists_every_chapter_by_its_title():
         heading = json.loads(text)['cells'][0]['source'][0] if path.suffix == '.ipynb' else text
         words = re.sub(r'[#·`]', ' ', heading.splitlines()[0]).split()
         assert re.sub(r'[`·]', ' ', title).split() == words, (name, title, heading)
+
+
+def test_tables_break_identifiers_only_where_they_cannot_fit():
+    "`overflow-wrap: anywhere` lets a table cell split `rowgather` mid-word; the site uses break-word."
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('build_docs', ROOT / 'tools' / 'build_docs.py')
+    build_docs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build_docs)
+    table_rules = [r for r in build_docs.SITE_CSS.split('}') if 'table' in r.split('{')[0]]
+    assert table_rules and not [r for r in table_rules if 'anywhere' in r], table_rules
+
+
+def test_readme_first_screen_says_who_it_is_for_the_trainium_status_and_the_ways_in():
+    first = '\n'.join((ROOT / 'README.md').read_text(encoding='utf-8').splitlines()[:40])
+    for needed in ('Who it is for', 'Trainium and Inferentia', 'TensorRT', 'NKI kernel authors',
+                   'nothing has run yet', 'resize-nearest check', 'resize_nearest(x,',
+                   'interpolate_nearest', 'torch extra'):
+        assert needed in first, needed

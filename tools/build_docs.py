@@ -302,8 +302,10 @@ div.cell_output div.highlight pre { white-space: pre-wrap; overflow-wrap: anywhe
 div.cell_output table { font-size: 12.5px; }
 article table { max-width: 100%; }
 article table td, article table th { overflow-wrap: break-word; padding: 0.2em 0.4em; }
-article table code, article table code .pre { white-space: normal; overflow-wrap: anywhere; }
-div.cell_output table td, div.cell_output table th { overflow-wrap: anywhere; }
+/* break-word: a cell breaks an identifier only when it cannot fit a line of its own, so a
+   table never shows `rowgathe` / `r` */
+article table code, article table code .pre { white-space: normal; overflow-wrap: break-word; }
+div.cell_output table td, div.cell_output table th { overflow-wrap: break-word; }
 div.cell_output img, article img { max-width: 100%; height: auto; }
 """
 
