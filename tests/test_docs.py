@@ -200,3 +200,22 @@ def test_readme_first_screen_says_who_it_is_for_the_trainium_status_and_the_ways
                    'nothing has run yet', 'resize-nearest check', 'resize_nearest(x,',
                    'interpolate_nearest', 'torch extra'):
         assert needed in first, needed
+
+
+def test_every_parameter_of_the_face_says_what_it_means():
+    """Each parameter of a top-level function has a meaning on its API page: a comment beside it
+    (fastcore's docments) or, for kernels written in nki-library's style, an `Args:` entry."""
+    import inspect
+    import resize_nearest
+    from fastcore.docments import docments
+    silent = []
+    for name in resize_nearest.__all__:
+        obj = getattr(resize_nearest, name)
+        if not inspect.isfunction(inspect.unwrap(obj)):
+            continue
+        doc = inspect.getdoc(obj) or ''
+        for param, meaning in docments(obj).items():
+            named = re.search(rf'^\s+{param} \(', doc, re.M)
+            if param != 'return' and not meaning and not named:
+                silent.append(f'{name}({param})')
+    assert not silent, silent

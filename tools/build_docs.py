@@ -83,7 +83,33 @@ def stage_notebook(path: Path, dest: Path, extra_md: str = ''):
 
 
 def public_names(mod) -> list:
-    return [n for n in getattr(mod, '__all__', []) if not n.startswith('_')]
+    "A module's public names, the package's face first, then functions and classes, then values."
+    import resize_nearest
+
+    names = [n for n in getattr(mod, '__all__', []) if not n.startswith('_')]
+    face = set(resize_nearest.__all__)
+
+    def rank(name):
+        obj = getattr(mod, name)
+        return (name not in face, not (inspect.isfunction(obj) or inspect.isclass(obj)))
+
+    return sorted(names, key=rank)  # stable: the module's own order within each rank
+
+
+def face_table() -> str:
+    "The top-level names, each with the module that holds it and its docstring's first line."
+    import resize_nearest
+
+    rows = ['| name | module | what it is |', '|---|---|---|']
+    for name in resize_nearest.__all__:
+        module = f'resize_nearest.{resize_nearest._LAZY[name]}'
+        obj = getattr(resize_nearest, name)
+        doc = inspect.getdoc(obj) if callable(obj) and not isinstance(obj, dict) else ''
+        text = doc or value_comment(source_lines(importlib.import_module(module)), name)
+        paragraph = ' '.join(text.strip().split('\n\n')[0].split())
+        first = prose(paragraph.split('. ')[0].rstrip('.') + '.')
+        rows.append(f'| [`{name}`]({module}.md) | `{module}` | {first} |')
+    return '\n'.join(rows) + '\n\n'
 
 
 # reprs name what they show: '<function f at 0x7f...>' -> 'f',
@@ -340,7 +366,11 @@ def stage_api(src: Path) -> list:
     mods = modules()
     for mod in mods:
         (src / 'api' / f'{mod}.md').write_text(api_page(mod))
-    index = '# API reference\n\nOne page per module, generated from the exported code.\n\n'
+    index = (
+        '# API reference\n\n`from resize_nearest import *` gives these names; every other public name'
+        ' lives in its module, one page per module below, generated from the exported code.\n\n'
+        + face_table()
+    )
     (src / 'api' / 'index.md').write_text(
         index + toctree('Modules', mods).replace(':hidden:\n', '')
     )
