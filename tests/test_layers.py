@@ -144,3 +144,33 @@ def test_a_chapter_imports_only_earlier_chapters_and_the_appendices():
 def test_every_notebook_belongs_to_a_part():
     chapters = {p.name for p in NBS.glob('*.ipynb')} - {'index.ipynb'}
     assert chapters == {p.name for p in book()}, chapters ^ {p.name for p in book()}
+
+
+# The layer table of DESIGN.md, ground floor first: a module imports only its own layer and the
+# layers below it. A new module must be placed here, which is the point.
+LAYERS = [
+    ('interpreter', ['nki_cpu', 'nki_cpu.memory', 'nki_cpu.isa', 'nki_cpu.language',
+                     'nki_cpu.frontend', 'tables']),
+    ('index math', ['index_map', 'floor', 'nearest_modes']),
+    ('backend', ['backend', 'replay']),
+    ('plan', ['plan']),
+    ('kernels', ['graph', 'gather_kernels', 'row_kernels', 'residue_kernel', 'rowgather_kernel']),
+    ('cost model', ['cost_model']),
+    ('variants', ['variants']),
+    ('host API', ['api']),
+    ('compiler', ['registry', 'grad']),
+    ('studies', ['compare', 'benchmark', 'trainium', 'mode_peers', 'onnx_reader', 'audit', 'fix']),
+    ('entry points', ['cli', 'torch']),
+]
+
+
+def test_every_module_imports_only_its_layer_and_the_layers_below():
+    mods = dict(modules())
+    level = {f'resize_nearest.{m}': i for i, (_, members) in enumerate(LAYERS) for m in members}
+    unplaced = set(mods) - set(level) - {'resize_nearest'}
+    assert not unplaced, f'modules without a layer in LAYERS: {sorted(unplaced)}'
+    for name, path in mods.items():
+        if name == 'resize_nearest':
+            continue  # the package's face names modules lazily, from every layer
+        above = {t for t in imports(name, path, mods)[0] if t in level and level[t] > level[name]}
+        assert not above, f'{name} ({LAYERS[level[name]][0]}) imports {sorted(above)} from above'
