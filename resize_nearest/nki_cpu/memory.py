@@ -719,6 +719,18 @@ def from_numpy(a: np.ndarray, buffer=shared_hbm, name='input') -> Tensor:
     flat.flags.writeable = False  # the caller's array is never modified (Storage.writable copies)
     return Tensor(Storage(flat.size, dt, buffer, name, data=flat), shape)
 
+# %% ../../nbs/a2_nki_memory.ipynb #02a-009-5
+def _indirect_refused(self, *args, **kwargs):
+    "Tensor indirection (NKI 0.5+, NeuronCore-v4) is outside the interpreter's subset."
+    raise NkiError(
+        f'{self.name}.indirect(...): tensor indirection for compute instructions (NKI 0.5+, '
+        'NeuronCore-v4 only, aws-neuron-sdk v2.32.0 nki/api/nki/isa/__init__.py:405-409) is not '
+        'modelled by nki_cpu; gather rows with a vector_offset dma_copy'
+    )
+
+
+Tensor.indirect = _indirect_refused
+
 # %% ../../nbs/a2_nki_memory.ipynb #02a-014
 @lru_cache(maxsize=256)
 def _pattern_offsets(dims: tuple) -> np.ndarray:
