@@ -480,8 +480,8 @@ def memset(dst, value, engine=engine.unknown, name=None):
         raise NkiError(
             f'memset of {dst.dtype} tile {dst.name!r} needs an integer value, got {value!r}'
         )
-    if dst.dtype.kind in 'iu' and not np.iinfo(dst.dtype).min <= value <= np.iinfo(dst.dtype).max:
-        info = np.iinfo(dst.dtype)
+    info = np.iinfo(dst.dtype) if dst.dtype.kind in 'iu' else None
+    if info is not None and not info.min <= value <= info.max:
         raise NkiError(
             f'memset of {dst.dtype} tile {dst.name!r} needs a value in {info.min}..{info.max},'
             f' got {value!r}'
@@ -702,11 +702,11 @@ def _check_dma_rules(dst, src, dge, oob, eng):
     indirect = any(isinstance(x, AccessPattern) and x.vector_offset is not None for x in (dst, src))
     if indirect and dge_mode(dge) in (dge_mode.hwdge, dge_mode.none):
         refuse('indirect-swdge', f'an indirect dma_copy with dge_mode={dge_mode(dge).name}')
-    if indirect and current_chip() == 'trn1':
-        chip = current_chip()
+    chip = current_chip()
+    if indirect and chip == 'trn1':
         refuse('indirect-v3', f'an indirect dma_copy (vector_offset) on {chip} (NeuronCore-v2)')
-    if dge == dge_mode.hwdge and current_chip() == 'trn1':
-        refuse('hwdge-v3', f'dma_copy with dge_mode=hwdge on {current_chip()} (NeuronCore-v2)')
+    if dge == dge_mode.hwdge and chip == 'trn1':
+        refuse('hwdge-v3', f'dma_copy with dge_mode=hwdge on {chip} (NeuronCore-v2)')
     if dge == dge_mode.hwdge and src.dtype != dst.dtype:
         refuse('hwdge-cast', f'dma_copy with dge_mode=hwdge from {src.dtype} to {dst.dtype}')
     for x, arg in ((dst, 'dst'), (src, 'src')):
