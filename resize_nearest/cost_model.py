@@ -15,7 +15,8 @@ __all__ = ['ENGINE_PER_TILE', 'PER_TILE', 'IDEAL_DMA_BYTES', 'EFFICIENT_DESCRIPT
 import copy, functools
 import numpy as np
 from collections import Counter
-from .index_map import load_indices, contiguous_run
+from .index_map import load_indices
+from .nki_cpu.memory import contiguous_run
 from resize_nearest.plan import (
     TILE,
     channel_chunks,

@@ -6,7 +6,7 @@ compiled kernel computes it in float32."""
 # %% auto #0
 __all__ = ['MAX_INDEX', 'MODES', 'MAX_MAP', 'check_size', 'check_shape', 'src_index_exact',
            'fp32_scale', 'src_index_fp32', 'load_indices', 'affine_residual',
-           'is_strided', 'fp32_mismatch_counts', 'first_row_failures', 'contiguous_run']
+           'is_strided', 'fp32_mismatch_counts', 'first_row_failures']
 
 # %% ../nbs/11_index_map.ipynb #00-004
 import numpy as np
@@ -178,14 +178,3 @@ def first_row_failures(max_width: int = 2048) -> np.ndarray:
     w = np.arange(1, check_size('max_width', max_width) + 1)
     row = np.floor(w.astype(np.float32) * (1.0 / w).astype(np.float32))
     return w[row < 1]
-
-# %% ../nbs/11_index_map.ipynb #00-041
-def contiguous_run(dims) -> int:
-    "Elements per run of a [(stride, count), ...] pattern: its trailing contiguous dimensions."
-    run = 1
-    # count-1 dimensions move nothing
-    for stride, count in reversed([d for d in dims if d[1] != 1]):
-        if stride != run:
-            break
-        run *= count
-    return run

@@ -32,6 +32,27 @@ def _wide_stride():
     nisa.tensor_copy(dst=tile((2, 2), np.uint8, fill=False), src=src[:, 0:40000:33000])
 
 
+def _on_trn1(case):
+    "The case on NeuronCore-v2: trn2, the interpreter's default chip, has what the rule asks for."
+    def run():
+        with memory.target_chip('trn1'):
+            case()
+    return run
+
+
+def _gather_on_trn1():
+    "A vector_offset gather of two HBM rows, the kernels' gather, on trn1."
+    rows = tile((2, 1), np.int32)
+    src = from_numpy(np.zeros((4, 2), np.float32)).ap([[2, 2], [1, 2]], vector_offset=rows)
+    with memory.target_chip('trn1'):
+        nisa.dma_copy(dst=tile((2, 2), fill=False), src=src)
+
+
+def _long_axis():
+    "One uint8 free axis of 65,536 elements: past the uint16 size field."
+    nisa.tensor_copy(dst=tile((2, 65536), np.uint8, fill=False), src=tile((2, 65536), np.uint8))
+
+
 NEW_CASES = {
     # isa:930 (v2.32.0 isa:1739): the output tile must be in SBUF
     'iota-sbuf': lambda: nisa.iota(tile((2, 2), np.int32, 'psum', False), [[1, 2]]),
@@ -45,10 +66,20 @@ NEW_CASES = {
     ),
     # trainium_inferentia2_arch.rst:716-718
     'ap-stride': _wide_stride,
-    # isa:684 (v2.32.0 isa:372): hardware DGE on NeuronCore-v3 or newer; trn1 is the default chip
-    'hwdge-v3': lambda: nisa.dma_copy(
+    # trainium_inferentia2_arch.rst:716-718
+    'ap-size': _long_axis,
+    # nki-dge.rst:171: software DGE for "Any (indirect: v3+)"
+    'indirect-v3': _gather_on_trn1,
+    # isa:684 (v2.32.0 isa:372): hardware DGE on NeuronCore-v3 or newer
+    'hwdge-v3': _on_trn1(lambda: nisa.dma_copy(
         dst=tile((2, 2), fill=False),
         src=from_numpy(np.zeros((2, 2), np.float32)),
+        dge_mode=nisa.dge_mode.hwdge,
+    )),
+    # v2.32.0 migration/index.rst:435-454: the hardware DGE moves raw bytes, no cast
+    'hwdge-cast': lambda: nisa.dma_copy(
+        dst=tile((2, 2), np.int8, fill=False),
+        src=from_numpy(np.zeros((2, 2), np.int32)),
         dge_mode=nisa.dge_mode.hwdge,
     ),
     # isa:2256-2261, release-notes/components/nki.rst:154
@@ -56,7 +87,7 @@ NEW_CASES = {
         dst=tile((2, 2), np.int32, fill=False), src=tile((2, 2), np.int32)
     ),
     # isa:2266 (v2.32.0 isa:403)
-    'scalar-copy-v2': lambda: nisa.tensor_copy(
+    'scalar-copy-v2': _on_trn1(lambda: nisa.tensor_copy(
         dst=tile((2, 2), fill=False), src=tile((2, 2)), engine=nisa.engine.scalar
-    ),
+    )),
 }

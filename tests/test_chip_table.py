@@ -33,9 +33,10 @@ def test_usable_sbuf_is_capacity_less_the_reserve():
 
 def test_interpreter_refuses_a_tile_in_the_reserve():
     "A 185,000-byte partition fits trn1's 192 KiB but not its usable 180,216 bytes."
-    with pytest.raises(MachineRuleError, match="'tensor-bytes'"):
+    with target_chip('trn1'), pytest.raises(MachineRuleError, match="'tensor-bytes'"):
         allocate((2, 185000), np.uint8, sbuf, 'in_reserve')
-    allocate((2, 180000), np.uint8, sbuf, 'usable')
+    with target_chip('trn1'):
+        allocate((2, 180000), np.uint8, sbuf, 'usable')
     with target_chip('trn2'):
         allocate((2, 185000), np.uint8, sbuf, 'fits_trn2')
 

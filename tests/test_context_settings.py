@@ -25,17 +25,17 @@ def settings_seen(x=SMALL, out_hw=(2, 2)):
 
 
 def test_a_thread_started_with_the_context_sees_the_settings_and_counts_into_the_block():
-    with isa.cast_rounding('trunc'), memory.target_chip('trn2'), nki_cpu.counting() as c:
+    with isa.cast_rounding('trunc'), memory.target_chip('trn3'), nki_cpu.counting() as c:
         with ThreadPoolExecutor(1) as pool:
             seen = pool.submit(contextvars.copy_context().run, settings_seen).result()
-    assert seen == ('trunc', 'trn2') and c.summary()['dma_transfers'] > 0
+    assert seen == ('trunc', 'trn3') and c.summary()['dma_transfers'] > 0
 
 
 def test_a_plain_new_thread_starts_from_the_defaults_and_counts_apart():
     with isa.cast_rounding('floor'), memory.target_chip('trn3'), nki_cpu.counting() as c:
         with ThreadPoolExecutor(1) as pool:
             seen = pool.submit(settings_seen).result()
-    assert seen == ('rne', 'trn1') and c.summary()['dma_transfers'] == 0
+    assert seen == ('rne', 'trn2') and c.summary()['dma_transfers'] == 0
 
 
 def test_runs_at_once_in_one_block_neither_share_live_bytes_nor_lose_counts():

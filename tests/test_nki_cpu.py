@@ -179,8 +179,9 @@ MACHINE_CASES = {
 }
 
 def _live_overflow():
-    keep = _alloc((128, 25600), np.float32)              # 100 KiB per partition
-    return keep, _alloc((128, 25600), np.float32)        # a second one does not fit trn1's 192 KiB
+    with target_chip('trn1'):
+        keep = _alloc((128, 25600), np.float32)          # 100 KiB per partition
+        return keep, _alloc((128, 25600), np.float32)    # a second one does not fit trn1's 192 KiB
 
 MACHINE_CASES['live-bytes'] = _live_overflow
 from machine_rule_cases import NEW_CASES  # the rules below the API, with their documents
@@ -197,9 +198,10 @@ def test_machine_rule_refused_with_its_document(rule):
 
 def test_live_bytes_follow_references_and_chip():
     _STATS.reset()
-    first = _alloc((128, 25600), np.float32)
-    del first                                            # dropped: its bytes are free again
-    second = _alloc((128, 25600), np.float32)
+    with target_chip('trn1'):
+        first = _alloc((128, 25600), np.float32)
+        del first                                        # dropped: its bytes are free again
+        second = _alloc((128, 25600), np.float32)
     with target_chip('trn2'):                            # 224 KiB per partition: two 100 KiB tiles fit
         third = _alloc((128, 25600), np.float32)
     assert _STATS.summary()['sbuf_peak_bytes'] == 2 * 102400

@@ -33,7 +33,9 @@ def test_sbuf_size_name_of_0_3():
 def test_sbuf_size_names_from_0_4(version):
     "index.rst:244-251: sbuf_fmax_bytes per partition; total_available_sbuf_size deprecated."
     with nki.nki_version(version):
-        assert nl.tile_size.sbuf_fmax_bytes == 192 * 1024 - 16392  # trn1, usable
+        assert nl.tile_size.sbuf_fmax_bytes == 224 * 1024 - 16392  # trn2 (the default), usable
+        with nki.target_chip('trn1'):
+            assert nl.tile_size.sbuf_fmax_bytes == 192 * 1024 - 16392
         with pytest.warns(DeprecationWarning, match='sbuf_fmax_bytes'):
             nl.tile_size.total_available_sbuf_size
 

@@ -23,13 +23,13 @@ def _probe(version):
 
 
 @pytest.mark.parametrize('version, sbuf', [(None, 'AttributeError'), ('0.3', 'AttributeError'),
-                                           ('0.4', '180216'), ('0.6', '180216')])
+                                           ('0.4', '212984'), ('0.6', '212984')])
 def test_standin_poses_as_each_release(version, sbuf):
     r = _probe(version)
     lines = r.stdout.splitlines()
     assert r.returncode == 0, r.stderr
     assert lines[0] == f"{version or '0.3'}.0+standin"
-    assert lines[1].startswith(sbuf)  # trn1's 192 KiB less the reserve, from 0.4 on
+    assert lines[1].startswith(sbuf)  # trn2's 224 KiB (the default) less the reserve, from 0.4 on
 
 
 def test_standin_refuses_an_unknown_release():
