@@ -12,18 +12,20 @@ __all__ = ['FREE_DIMS_MAX', 'SUPPORTED_DTYPES', 'LAYOUTS', 'EXACT_2D', 'KERNEL_M
            'resize_nearest_volume_residue_kernel', 'resize_nearest_depth_kernel',
            'onnx_source_index', 'resize_nearest_nd_reference', 'check_volume',
            'check_nd_scales', 'nd_output_size', 'nd_variants', 'check_choice', 'nd_maps',
-           'depth_is_identity', 'plane_step', 'planes_steps', 'residue_dmas',
-           'planes_dmas', 'volume_hbm_bytes', 'choose_volume_route', 'volume_steps',
-           'resize_nearest_nd']
+           'depth_is_identity', 'plane_step', 'planes_steps', 'volume_steps',
+           'dma_counts', 'volume_residue_counts', 'depth_counts', 'step_counts',
+           'step_seconds', 'route_key', 'choose_volume_route', 'resize_nearest_nd']
 
 # %% ../nbs/27_volumes.ipynb #27-004
+import itertools
 import math
 import numpy as np
 import ml_dtypes
+from collections import Counter
 from fractions import Fraction
 from numbers import Integral, Real
 from .backend import nki, nl, nisa, run_kernel
-from .index_map import check_shape
+from .index_map import check_shape, contiguous_run
 from .nearest_modes import COORDINATE_MODES, NEAREST_MODES, affine_params
 from resize_nearest.plan import (
     MAX_AXIS,
@@ -34,6 +36,7 @@ from resize_nearest.plan import (
     smaller_map,
     axis_map_problems,
 )
+from .cost_model import segment_shapes, predict_time
 from .variants import VARIANTS, choose_variant, predict_counts
 
 # %% ../nbs/27_volumes.ipynb #27-006
@@ -76,7 +79,7 @@ def volume_pattern(dims, starts, steps, counts) -> tuple:
     return pattern, starts[0] * plane + starts[1] * row + starts[2] * c
 
 # %% ../nbs/27_volumes.ipynb #27-012
-def resize_nearest_volume_residue_kernel(data_tensor, out_shape, maps):
+def resize_nearest_volume_residue_kernel(data_tensor, out_shape, maps=()):
     """
     Exact nearest volume resize as one affine HBM-to-HBM copy per (depth, row, column) segment.
 
@@ -91,7 +94,8 @@ def resize_nearest_volume_residue_kernel(data_tensor, out_shape, maps):
     Args:
         data_tensor (nl.ndarray): input HBM tensor [N, D, H, W, C], any supported dtype.
         out_shape (tuple): (N, OD, OH, OW, C).
-        maps (tuple): ((a, b, c) of depth, of rows, of columns): chapter 13's axis maps.
+        maps (tuple): ((a, b, c) of depth, of rows, of columns): chapter 13's axis maps; () for
+            the compiler's map, floor(o * in / out) on each axis.
 
     Returns:
         nl.ndarray: output HBM tensor [N, OD, OH, OW, C] of the input's dtype.
@@ -102,6 +106,8 @@ def resize_nearest_volume_residue_kernel(data_tensor, out_shape, maps):
     """
     n, d, h, w, c, od, oh, ow = volume_shapes(data_tensor, out_shape)
     out_tensor = nl.ndarray(tuple(out_shape), dtype=data_tensor.dtype, buffer=nl.shared_hbm)
+    if len(maps) == 0:
+        maps = (asymmetric_map(d, od), asymmetric_map(h, oh), asymmetric_map(w, ow))
     depth = segment_list(maps[0], d, od)  # trace-time integers, listed once
     rows = segment_list(maps[1], h, oh)
     cols = segment_list(maps[2], w, ow)
@@ -351,62 +357,7 @@ def planes_steps(x_shape, out_size, dtype, maps, plane_variant: str) -> list:
     depth = (resize_nearest_depth_kernel, at, (n, od, *at[2:]), (maps[0],))
     return [depth, step] if depth_first else [step, depth]
 
-# %% ../nbs/27_volumes.ipynb #27-039
-def residue_dmas(x_shape, out_size, maps) -> int:
-    "DMA instructions of the volume residue kernel: one per (depth, row, column) segment triple."
-    return math.prod(axis_segments(m, i, o) for m, i, o in zip(maps, x_shape[1:4], out_size))
-
-
-def planes_dmas(x_shape, out_size, dtype, maps, plane_variant: str) -> int:
-    "DMA instructions of the planes route: one per depth segment, plus its 2-D kernel's (ch. 24)."
-    total = 0
-    steps = planes_steps(x_shape, out_size, dtype, maps, plane_variant)
-    for kernel, view, out_shape, extra in steps:
-        if kernel is resize_nearest_depth_kernel:
-            total += axis_segments(maps[0], view[1], out_shape[1])
-        else:
-            name = next(k for k, v in VARIANTS.items() if v.kernel is kernel)
-            maps2d = extra[0] if extra else ()
-            total += predict_counts(name, view, out_shape[1:3], dtype, maps2d)['dma_transfers']
-    return total
-
-# %% ../nbs/27_volumes.ipynb #27-041
-def volume_hbm_bytes(x_shape, out_size, itemsize: int, route: str, depth_run: bool = True) -> int:
-    """Bytes read plus written in HBM: the residue kernel reads and writes each output element once;
-    the planes route with a depth run also writes and reads its intermediate (N*min(D, OD) planes)."""
-    n, d, h, w, c = x_shape
-    od, oh, ow = out_size
-    out = n * od * oh * ow * c * itemsize
-    if route == 'residue' or not depth_run:
-        return 2 * out
-    between = n * od * h * w * c if od <= d else n * d * oh * ow * c
-    return 2 * out + 2 * between * itemsize
-
-# %% ../nbs/27_volumes.ipynb #27-043
-def choose_volume_route(x_shape, out_size, dtype, maps) -> str:
-    """'residue' or 'planes:<2-D variant>' (chapter 25's choice for the planes): the fewer DMA
-    instructions, then the fewer HBM bytes (a model: `residue_dmas`, `planes_dmas`)."""
-    n, d, h, w, c = x_shape
-    planes = n * min(d, out_size[0])
-    maps2d = kernel_maps((h, w), tuple(out_size[1:]), maps[1:])
-    try:
-        plane = choose_variant((planes, h, w, c), tuple(out_size[1:]), dtype, maps=maps2d)
-    except ValueError:  # no 2-D kernel within chapter 25's budget: the residue kernel has none
-        return 'residue'
-    itemsize, depth_run = np.dtype(dtype).itemsize, not depth_is_identity(maps[0], d, out_size[0])
-    keys = {
-        'residue': (
-            residue_dmas(x_shape, out_size, maps),
-            volume_hbm_bytes(x_shape, out_size, itemsize, 'residue'),
-        ),
-        f'planes:{plane}': (
-            planes_dmas(x_shape, out_size, dtype, maps, plane),
-            volume_hbm_bytes(x_shape, out_size, itemsize, 'planes', depth_run),
-        ),
-    }
-    return min(keys, key=keys.get)
-
-# %% ../nbs/27_volumes.ipynb #27-045
+# %% ../nbs/27_volumes.ipynb #27-038
 def volume_steps(x_shape, out_size, dtype, maps, variant: str) -> list:
     """The kernel runs of a resize of `x_shape` (3, 4 or 5 dimensions) under per-axis `maps`, each
     (kernel, view, out_shape, extra arguments); every refusal raised before any run."""
@@ -424,7 +375,103 @@ def volume_steps(x_shape, out_size, dtype, maps, variant: str) -> list:
     plane_variant = 'auto' if variant == 'planes' else variant.split(':')[1]
     return planes_steps(x_shape, out_size, dtype, maps, plane_variant)
 
+# %% ../nbs/27_volumes.ipynb #27-041
+def dma_counts(copies: int, descriptors: Counter) -> dict:
+    """Counts of `copies` HBM-to-HBM DMAs with `descriptors` ({bytes: how many}) in the form of
+    the interpreter's counters (appendix A2), for chapter 24's `predict_time`."""
+    moved = sum(size * n for size, n in descriptors.items())
+    return dict(
+        per_engine={'dma': copies},
+        elements_per_engine={},
+        compute_instructions=0,
+        dma_transfers=copies,
+        dma_descriptors=sum(descriptors.values()),
+        dma_bytes=moved,
+        descriptor_bytes=dict(sorted(descriptors.items())),
+        swdge_transfers=0,
+        swdge_descriptors=0,
+        traced_instructions=copies,
+        hbm_bytes=2 * moved,  # every byte is read and written in HBM
+    )
+
+# %% ../nbs/27_volumes.ipynb #27-043
+def _descriptors(src, dst, itemsize: int, times: int) -> Counter:
+    "{bytes: descriptors} of `times` copies between two patterns: runs contiguous on both sides."
+    run = min(contiguous_run(src), contiguous_run(dst))
+    return Counter({run * itemsize: math.prod(n for _, n in src) // run * times})
+
+
+def volume_residue_counts(x_shape, out_size, itemsize: int, maps) -> dict:
+    "What the volume residue kernel issues: one DMA per segment triple, grouped by shape."
+    out_shape = (x_shape[0], *out_size, x_shape[4])
+    shapes = [segment_shapes(i, o, m) for i, o, m in zip(x_shape[1:4], out_size, maps)]
+    found, copies = Counter(), 0
+    for (z, y, x) in itertools.product(*(s.items() for s in shapes)):
+        counts, times = (z[0][0], y[0][0], x[0][0]), z[1] * y[1] * x[1]
+        src = volume_pattern(x_shape, (0, 0, 0), (z[0][1], y[0][1], x[0][1]), counts)[0]
+        dst = volume_pattern(out_shape, (0, 0, 0), (z[0][2], y[0][2], x[0][2]), counts)[0]
+        found.update(_descriptors(src, dst, itemsize, times))
+        copies += times
+    return dma_counts(copies, found)
+
+# %% ../nbs/27_volumes.ipynb #27-045
+def depth_counts(x_shape, out_depth: int, itemsize: int, depth_map) -> dict:
+    "What the depth kernel issues: one DMA per depth segment, planes contiguous."
+    n, d, h, w, c = x_shape
+    plane, found = h * w * c, Counter()
+    shapes = segment_shapes(d, out_depth, depth_map)
+    for (count, src_step, dst_step), times in shapes.items():
+        src = [(d * plane, n), (src_step * plane, count), (1, plane)]
+        dst = [(out_depth * plane, n), (dst_step * plane, count), (1, plane)]
+        found.update(_descriptors(src, dst, itemsize, times))
+    return dma_counts(sum(shapes.values()), found)
+
 # %% ../nbs/27_volumes.ipynb #27-047
+def step_counts(step, dtype) -> dict:
+    "Counts of one kernel run of `volume_steps`: this chapter's kernels here, chapter 24's others."
+    kernel, view, out_shape, extra = step
+    itemsize = np.dtype(dtype).itemsize
+    if kernel is resize_nearest_volume_residue_kernel:
+        return volume_residue_counts(view, out_shape[1:4], itemsize, extra[0])
+    if kernel is resize_nearest_depth_kernel:
+        return depth_counts(view, out_shape[1], itemsize, extra[0])
+    name = next(k for k, v in VARIANTS.items() if v.kernel is kernel)
+    return predict_counts(name, view, out_shape[1:3], dtype, extra[0] if extra else ())
+
+
+def step_seconds(step, dtype, chip: str = 'trn2') -> float:
+    "Chapter 24's modelled time of one kernel run (a model): its counts through `predict_time`."
+    _, view, out_shape, _ = step
+    flat_in = (view[0], math.prod(view[1:-2]), view[-2], view[-1])  # the same bytes as 4-D
+    flat_out = (math.prod(out_shape[1:-2]), out_shape[-2])
+    return predict_time(step_counts(step, dtype), flat_in, flat_out, dtype, chip)['seconds']
+
+# %% ../nbs/27_volumes.ipynb #27-049
+def route_key(x_shape, out_size, dtype, maps, route: str) -> tuple:
+    """(modelled seconds, DMA instructions, HBM bytes) of a volume route: its kernel runs costed
+    one by one by chapter 24's model and added (a model)."""
+    variant = route if route == 'residue' else 'planes:' + route.split(':')[-1]
+    steps = volume_steps(x_shape, out_size, dtype, maps, variant)
+    counts = [step_counts(step, dtype) for step in steps]
+    seconds = sum(step_seconds(step, dtype) for step in steps)
+    dmas = sum(c['dma_transfers'] for c in counts)
+    return round(seconds, 12), dmas, sum(c['hbm_bytes'] for c in counts)
+
+
+def choose_volume_route(x_shape, out_size, dtype, maps) -> str:
+    """'residue' or 'planes:<2-D variant>' (chapter 25's choice for the planes), whichever has the
+    lower `route_key`."""
+    n, d, h, w, c = x_shape
+    planes = (n * min(d, out_size[0]), h, w, c)
+    maps2d = kernel_maps((h, w), tuple(out_size[1:]), maps[1:])
+    try:
+        plane = choose_variant(planes, tuple(out_size[1:]), dtype, maps=maps2d)
+    except ValueError:  # no 2-D kernel within chapter 25's budget: the residue kernel has none
+        return 'residue'
+    keys = {r: route_key(x_shape, out_size, dtype, maps, r) for r in ('residue', f'planes:{plane}')}
+    return min(keys, key=keys.get)
+
+# %% ../nbs/27_volumes.ipynb #27-051
 def resize_nearest_nd(
     x: np.ndarray,  # (N, L, C), (N, H, W, C) or (N, D, H, W, C); not modified
     out_size,  # one positive integer per spatial axis; None to size the output by `scales`
