@@ -11,10 +11,11 @@ __all__ = ['FREE_DIMS_MAX', 'SUPPORTED_DTYPES', 'LAYOUTS', 'EXACT_2D', 'KERNEL_M
            'volume_shapes', 'segment_list', 'volume_pattern',
            'resize_nearest_volume_residue_kernel', 'resize_nearest_depth_kernel',
            'onnx_source_index', 'resize_nearest_nd_reference', 'check_volume',
-           'check_nd_scales', 'nd_output_size', 'nd_variants', 'check_choice', 'nd_maps',
-           'depth_is_identity', 'plane_step', 'planes_steps', 'volume_steps',
-           'dma_counts', 'volume_residue_counts', 'depth_counts', 'step_counts',
-           'step_seconds', 'route_key', 'choose_volume_route', 'resize_nearest_nd']
+           'check_nd_scales', 'nd_output_size', 'check_elements', 'nd_variants',
+           'check_choice', 'nd_maps', 'depth_is_identity', 'plane_step', 'planes_steps',
+           'volume_steps', 'dma_counts', 'volume_residue_counts', 'depth_counts',
+           'step_counts', 'step_seconds', 'route_key', 'choose_volume_route',
+           'resize_nearest_nd']
 
 # %% ../nbs/27_volumes.ipynb #27-004
 import itertools
@@ -25,7 +26,7 @@ from collections import Counter
 from fractions import Fraction
 from numbers import Integral, Real
 from .backend import nki, nl, nisa, run_kernel
-from .index_map import check_shape, contiguous_run
+from .index_map import MAX_INDEX, check_shape, contiguous_run
 from .nearest_modes import COORDINATE_MODES, NEAREST_MODES, affine_params
 from resize_nearest.plan import (
     MAX_AXIS,
@@ -290,6 +291,16 @@ def nd_output_size(in_size, out_size, scales) -> tuple:
     return check_shape('out_size', out_size, axes, MAX_AXIS)
 
 # %% ../nbs/27_volumes.ipynb #27-030
+def check_elements(x_shape, out_size) -> None:
+    "Refuse an output of more than 2^31 - 1 elements: the kernels' offsets and indices are int32."
+    elements = x_shape[0] * math.prod(out_size) * x_shape[-1]
+    if elements > MAX_INDEX:
+        raise ValueError(
+            f'out_size {tuple(out_size)} makes {elements:,} output elements from x of shape'
+            f' {tuple(x_shape)}; at most 2^31 - 1 = {MAX_INDEX:,} are allowed'
+        )
+
+# %% ../nbs/27_volumes.ipynb #27-032
 EXACT_2D = tuple(name for name, v in VARIANTS.items() if v.exact)  # chapter 25's exact variants
 
 
@@ -300,7 +311,7 @@ def nd_variants(ndim: int) -> tuple:
         return ('auto', 'residue', 'planes') + tuple(f'planes:{v}' for v in EXACT_2D)
     return ('auto',) + EXACT_2D
 
-# %% ../nbs/27_volumes.ipynb #27-032
+# %% ../nbs/27_volumes.ipynb #27-034
 def check_choice(name: str, value, allowed: tuple) -> str:
     "`value` if it is one of the strings `allowed`; else TypeError/ValueError naming `name`."
     if not isinstance(value, str):
@@ -309,7 +320,7 @@ def check_choice(name: str, value, allowed: tuple) -> str:
         raise ValueError(f'{name} must be one of {allowed}, got {value!r}')
     return value
 
-# %% ../nbs/27_volumes.ipynb #27-034
+# %% ../nbs/27_volumes.ipynb #27-036
 KERNEL_MODES = tuple(m for m in COORDINATE_MODES if m != 'tf_crop_and_resize')  # copies only
 
 
@@ -324,12 +335,12 @@ def nd_maps(in_size, out_size, mode='asymmetric', nearest_mode='floor', scales=N
         found.append(smaller_map(axis_map, n_in, n_out) if too_big else axis_map)
     return tuple(found)
 
-# %% ../nbs/27_volumes.ipynb #27-037
+# %% ../nbs/27_volumes.ipynb #27-039
 def depth_is_identity(depth_map, d: int, od: int) -> bool:
     "Whether output plane o copies source plane o for every o (no depth run is needed)."
     return d == od and segment_list(depth_map, d, od) == [(0, 1, d, 0, 1)]
 
-# %% ../nbs/27_volumes.ipynb #27-039
+# %% ../nbs/27_volumes.ipynb #27-041
 def plane_step(shape, out_hw, dtype, maps, variant: str) -> tuple:
     """(kernel, view, out_shape, extra arguments) of a 2-D run on NHWC `shape`: `variant` by name,
     or chapter 25's choice for 'auto'; ValueError with the variant's first problem."""
@@ -342,7 +353,7 @@ def plane_step(shape, out_hw, dtype, maps, variant: str) -> tuple:
     extra = (maps2d,) if len(maps2d) else ()
     return VARIANTS[variant].kernel, tuple(shape), (shape[0], *out_hw, shape[3]), extra
 
-# %% ../nbs/27_volumes.ipynb #27-041
+# %% ../nbs/27_volumes.ipynb #27-043
 def planes_steps(x_shape, out_size, dtype, maps, plane_variant: str) -> list:
     """A volume as planes: the depth run first when depth shrinks (fewer planes to resize), last
     when it grows; none when the depth map is the identity."""
@@ -357,7 +368,7 @@ def planes_steps(x_shape, out_size, dtype, maps, plane_variant: str) -> list:
     depth = (resize_nearest_depth_kernel, at, (n, od, *at[2:]), (maps[0],))
     return [depth, step] if depth_first else [step, depth]
 
-# %% ../nbs/27_volumes.ipynb #27-043
+# %% ../nbs/27_volumes.ipynb #27-045
 def volume_steps(x_shape, out_size, dtype, maps, variant: str) -> list:
     """The kernel runs of a resize of `x_shape` (3, 4 or 5 dimensions) under per-axis `maps`, each
     (kernel, view, out_shape, extra arguments); every refusal raised before any run."""
@@ -375,7 +386,7 @@ def volume_steps(x_shape, out_size, dtype, maps, variant: str) -> list:
     plane_variant = 'auto' if variant == 'planes' else variant.split(':')[1]
     return planes_steps(x_shape, out_size, dtype, maps, plane_variant)
 
-# %% ../nbs/27_volumes.ipynb #27-046
+# %% ../nbs/27_volumes.ipynb #27-048
 def dma_counts(copies: int, descriptors: Counter) -> dict:
     """Counts of `copies` HBM-to-HBM DMAs with `descriptors` ({bytes: how many}) in the form of
     the interpreter's counters (appendix A2), for chapter 24's `predict_time`."""
@@ -394,7 +405,7 @@ def dma_counts(copies: int, descriptors: Counter) -> dict:
         hbm_bytes=2 * moved,  # every byte is read and written in HBM
     )
 
-# %% ../nbs/27_volumes.ipynb #27-048
+# %% ../nbs/27_volumes.ipynb #27-050
 def _descriptors(src, dst, itemsize: int, times: int) -> Counter:
     "{bytes: descriptors} of `times` copies between two patterns: runs contiguous on both sides."
     run = min(contiguous_run(src), contiguous_run(dst))
@@ -414,7 +425,7 @@ def volume_residue_counts(x_shape, out_size, itemsize: int, maps) -> dict:
         copies += times
     return dma_counts(copies, found)
 
-# %% ../nbs/27_volumes.ipynb #27-050
+# %% ../nbs/27_volumes.ipynb #27-052
 def depth_counts(x_shape, out_depth: int, itemsize: int, depth_map) -> dict:
     "What the depth kernel issues: one DMA per depth segment, planes contiguous."
     n, d, h, w, c = x_shape
@@ -426,7 +437,7 @@ def depth_counts(x_shape, out_depth: int, itemsize: int, depth_map) -> dict:
         found.update(_descriptors(src, dst, itemsize, times))
     return dma_counts(sum(shapes.values()), found)
 
-# %% ../nbs/27_volumes.ipynb #27-052
+# %% ../nbs/27_volumes.ipynb #27-054
 def step_counts(step, dtype) -> dict:
     "Counts of one kernel run of `volume_steps`: this chapter's kernels here, chapter 24's others."
     kernel, view, out_shape, extra = step
@@ -438,7 +449,7 @@ def step_counts(step, dtype) -> dict:
     name = next(k for k, v in VARIANTS.items() if v.kernel is kernel)
     return predict_counts(name, view, out_shape[1:3], dtype, extra[0] if extra else ())
 
-# %% ../nbs/27_volumes.ipynb #27-054
+# %% ../nbs/27_volumes.ipynb #27-056
 def step_seconds(step, dtype, chip: str = 'trn2') -> float:
     "Chapter 24's modelled time of one kernel run (a model): its counts through `predict_time`."
     _, view, out_shape, _ = step
@@ -446,7 +457,7 @@ def step_seconds(step, dtype, chip: str = 'trn2') -> float:
     flat_out = (math.prod(out_shape[1:-2]), out_shape[-2])
     return predict_time(step_counts(step, dtype), flat_in, flat_out, dtype, chip)['seconds']
 
-# %% ../nbs/27_volumes.ipynb #27-056
+# %% ../nbs/27_volumes.ipynb #27-058
 def route_key(x_shape, out_size, dtype, maps, route: str) -> tuple:
     """(modelled seconds, DMA instructions, HBM bytes) of a volume route: its kernel runs costed
     one by one by chapter 24's model and added (a model)."""
@@ -457,7 +468,7 @@ def route_key(x_shape, out_size, dtype, maps, route: str) -> tuple:
     dmas = sum(c['dma_transfers'] for c in counts)
     return round(seconds, 12), dmas, sum(c['hbm_bytes'] for c in counts)
 
-# %% ../nbs/27_volumes.ipynb #27-058
+# %% ../nbs/27_volumes.ipynb #27-060
 def choose_volume_route(x_shape, out_size, dtype, maps) -> str:
     """'residue' or 'planes:<2-D variant>' (chapter 25's choice for the planes), whichever has the
     lower `route_key`."""
@@ -471,7 +482,7 @@ def choose_volume_route(x_shape, out_size, dtype, maps) -> str:
     keys = {r: route_key(x_shape, out_size, dtype, maps, r) for r in ('residue', f'planes:{plane}')}
     return min(keys, key=keys.get)
 
-# %% ../nbs/27_volumes.ipynb #27-060
+# %% ../nbs/27_volumes.ipynb #27-062
 def resize_nearest_nd(
     x: np.ndarray,  # (N, L, C), (N, H, W, C) or (N, D, H, W, C); not modified
     out_size,  # one positive integer per spatial axis; None to size the output by `scales`
@@ -490,6 +501,7 @@ def resize_nearest_nd(
     spatial = x.shape[1:-1]
     exact = None if scales is None else check_nd_scales(scales, len(spatial))
     out_size = nd_output_size(spatial, out_size, exact)
+    check_elements(x.shape, out_size)
     convention = (coordinate_transformation_mode, nearest_mode)
     maps = nd_maps(spatial, out_size, *convention, exact)
     steps = volume_steps(x.shape, out_size, x.dtype, maps, variant)

@@ -214,6 +214,8 @@ REFUSALS = [
     (lambda: resize_nearest_nd(X3, (2.5,)), TypeError, ['out_size[0]', '2.5', 'integer']),
     (lambda: resize_nearest_nd(X3, (70000,)), ValueError, ['out_size[0]', '70000', '65535']),
     (lambda: resize_nearest_nd(X3, None), ValueError, ['out_size', 'scales']),
+    (lambda: resize_nearest_nd(X5, (65535, 65535, 1)), ValueError,
+     ['out_size', '(65535, 65535, 1)', '2^31 - 1']),
     (lambda: resize_nearest_nd(X3, (2,), variant='as_compiled'), ValueError,
      ['variant', "'as_compiled'", "'residue'"]),
     (lambda: resize_nearest_nd(X3, (2,), variant='planes'), ValueError, ['variant', "'planes'"]),
