@@ -24,7 +24,7 @@ import numpy as np
 import ml_dtypes
 from collections import Counter
 from fractions import Fraction
-from numbers import Integral, Real
+from numbers import Real
 from .backend import nki, nl, nisa, run_kernel
 from .index_map import MAX_INDEX, check_shape, contiguous_run
 from .nearest_modes import COORDINATE_MODES, NEAREST_MODES, affine_params
