@@ -26,7 +26,8 @@ from collections import Counter
 from fractions import Fraction
 from numbers import Real
 from .backend import nki, nl, nisa, run_kernel
-from .index_map import MAX_INDEX, check_shape, contiguous_run
+from .index_map import MAX_INDEX, check_shape
+from .nki_cpu.memory import contiguous_run
 from .nearest_modes import COORDINATE_MODES, NEAREST_MODES, affine_params
 from resize_nearest.plan import (
     MAX_AXIS,

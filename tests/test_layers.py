@@ -157,7 +157,7 @@ LAYERS = [
     ('kernels', ['graph', 'gather_kernels', 'row_kernels', 'residue_kernel', 'rowgather_kernel']),
     ('cost model', ['cost_model']),
     ('variants', ['variants']),
-    ('host API', ['api']),
+    ('host API', ['api', 'volumes']),
     ('compiler', ['registry', 'grad']),
     ('studies', ['compare', 'benchmark', 'trainium', 'mode_peers', 'onnx_reader', 'audit', 'fix']),
     ('entry points', ['cli', 'torch']),
