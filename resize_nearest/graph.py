@@ -10,7 +10,7 @@ __all__ = ['floor_nisa_kernel', 'build_index_graph_as_compiled', 'correct_quotie
            'flat_pixel', 'build_index_graph_exact', 'floor_div_wide', 'build_axis_source',
            'build_mapped_indices', 'build_index_graph_mapped']
 
-# %% ../nbs/15_tile_graph.ipynb #03-004
+# %% ../nbs/15_tile_graph.ipynb #03-003
 import numpy as np
 from .backend import nki, nl, nisa
 from .plan import TILE, F32_EXACT, MAX_AXIS, exact_range_problems, in_exact_range
@@ -20,26 +20,30 @@ def floor_nisa_kernel(src, dst, p_size: int, f_size: int):
     """dst (int32) = floor(src (float32)) over a (p_size, f_size) tile: RNE cast, minus 1 where the
     cast rounded up."""
     shape = (p_size, f_size)
-    casted = nl.ndarray(shape, dtype=nl.int32, buffer=nl.sbuf)
+    casted = nl.ndarray(shape, dtype=nl.int32, buffer=nl.sbuf, name='c')
     nisa.tensor_copy(dst=casted, src=src)  # c = cast(a)
-    back = nl.ndarray(shape, dtype=nl.float32, buffer=nl.sbuf)
+    back = nl.ndarray(shape, dtype=nl.float32, buffer=nl.sbuf, name='b')
     nisa.tensor_copy(dst=back, src=casted)  # b = float(c)
-    cast_m1 = nl.ndarray(shape, dtype=nl.int32, buffer=nl.sbuf)
+    cast_m1 = nl.ndarray(shape, dtype=nl.int32, buffer=nl.sbuf, name='c_m1')
     nisa.tensor_scalar(dst=cast_m1, data=casted, op0=nl.subtract, operand0=1.0)  # c - 1
-    up = nl.ndarray(shape, dtype=nl.int8, buffer=nl.sbuf)
+    up = nl.ndarray(shape, dtype=nl.int8, buffer=nl.sbuf, name='up')
     nisa.tensor_tensor(dst=up, data1=back, data2=src, op=nl.greater)  # the cast went up
-    keep = nl.ndarray(shape, dtype=nl.int8, buffer=nl.sbuf)
+    keep = nl.ndarray(shape, dtype=nl.int8, buffer=nl.sbuf, name='keep')
     nisa.tensor_scalar(dst=keep, data=up, op0=nl.logical_xor, operand0=1)
-    smaller = nl.ndarray(shape, dtype=nl.int32, buffer=nl.sbuf)
+    smaller = nl.ndarray(shape, dtype=nl.int32, buffer=nl.sbuf, name='smaller')
     nisa.tensor_tensor(dst=smaller, data1=casted, data2=keep, op=nl.multiply)
-    larger = nl.ndarray(shape, dtype=nl.int32, buffer=nl.sbuf)
+    larger = nl.ndarray(shape, dtype=nl.int32, buffer=nl.sbuf, name='larger')
     nisa.tensor_tensor(dst=larger, data1=cast_m1, data2=up, op=nl.multiply)
     nisa.tensor_tensor(dst=dst, data1=larger, data2=smaller, op=nl.add)  # both int32: exact
 
-# %% ../nbs/15_tile_graph.ipynb #03-018
+# %% ../nbs/15_tile_graph.ipynb #03-008
+def _col(size, name=''):
+    return nl.ndarray((size, 1), dtype=nl.int32, buffer=nl.sbuf, name=name)
+
+
 def _scaled_floor(dst, idx, scale: float, size: int):
     "dst (size, 1) int32 = floor(idx * scale) in float32: one multiply, then the corrected floor."
-    prod_f = nl.ndarray((size, 1), dtype=nl.float32, buffer=nl.sbuf)
+    prod_f = nl.ndarray((size, 1), dtype=nl.float32, buffer=nl.sbuf, name='prod')
     nisa.tensor_scalar(dst=prod_f, data=idx, op0=nl.multiply, operand0=scale)
     floor_nisa_kernel(prod_f, dst, size, 1)
 
@@ -49,34 +53,29 @@ def build_index_graph_as_compiled(load_indices, tile_start: int, size: int, in_h
     (in_h, in_w), (out_h, out_w) = in_hw, out_hw
     h_scale = 1.0 * in_h / out_h  # trace-time Python floats
     w_scale = 1.0 * in_w / out_w
-    col_shape = (size, 1)
-    pos = nl.ndarray(col_shape, dtype=nl.int32, buffer=nl.sbuf)
+    pos = _col(size, 'p')
     nisa.iota(pos, [[1, 1]], offset=tile_start, channel_multiplier=1)
-    row = nl.ndarray(col_shape, dtype=nl.int32, buffer=nl.sbuf)
+    row = _col(size, 'row')
     _scaled_floor(row, pos, 1.0 / out_w, size)  # row = floor(p * (1/out_w))
-    row_x_w = nl.ndarray(col_shape, dtype=nl.int32, buffer=nl.sbuf)
+    row_x_w = _col(size, 'row_x_w')
     nisa.tensor_scalar(dst=row_x_w, data=row, op0=nl.multiply, operand0=float(out_w))
-    col = nl.ndarray(col_shape, dtype=nl.int32, buffer=nl.sbuf)
+    col = _col(size, 'col')
     nisa.tensor_tensor(dst=col, data1=pos, data2=row_x_w, op=nl.subtract)
-    src_h = nl.ndarray(col_shape, dtype=nl.int32, buffer=nl.sbuf)
+    src_h = _col(size, 'src_h')
     _scaled_floor(src_h, row, h_scale, size)
-    src_w = nl.ndarray(col_shape, dtype=nl.int32, buffer=nl.sbuf)
+    src_w = _col(size, 'src_w')
     _scaled_floor(src_w, col, w_scale, size)
-    src_h_x_w = nl.ndarray(col_shape, dtype=nl.int32, buffer=nl.sbuf)
+    src_h_x_w = _col(size, 'src_h_x_w')
     nisa.tensor_scalar(dst=src_h_x_w, data=src_h, op0=nl.multiply, operand0=float(in_w))
     nisa.tensor_tensor(dst=load_indices, data1=src_h_x_w, data2=src_w, op=nl.add)
 
-# %% ../nbs/15_tile_graph.ipynb #03-023
-def _col(size):
-    return nl.ndarray((size, 1), dtype=nl.int32, buffer=nl.sbuf)
-
-
+# %% ../nbs/15_tile_graph.ipynb #03-013
 def correct_quotient(q, n, divisor: int, size: int):
     "Correct q, within ±1 of n // divisor, in place from the exact remainder; return (r0, step)."
-    q_x_d, r0 = _col(size), _col(size)
+    q_x_d, r0 = _col(size, 'q_x_d'), _col(size, 'r0')
     nisa.tensor_scalar(dst=q_x_d, data=q, op0=nl.multiply, operand0=float(divisor))  # an integer
     nisa.tensor_tensor(dst=r0, data1=n, data2=q_x_d, op=nl.subtract)  # exact int32
-    over, under, step = _col(size), _col(size), _col(size)
+    over, under, step = _col(size, 'over'), _col(size, 'under'), _col(size, 'step')
     nisa.tensor_scalar(dst=over, data=r0, op0=nl.greater_equal, operand0=float(divisor))
     nisa.tensor_scalar(dst=under, data=r0, op0=nl.less, operand0=0.0)
     nisa.tensor_tensor(dst=step, data1=over, data2=under, op=nl.subtract)  # +1, 0 or -1
@@ -86,7 +85,7 @@ def correct_quotient(q, n, divisor: int, size: int):
 
 def remainder_from_step(r, r0, step, divisor: int, size: int):
     "r = n % divisor from correct_quotient's remainder before correction and its step."
-    step_x_d = _col(size)
+    step_x_d = _col(size, 'step_x_d')
     nisa.tensor_scalar(dst=step_x_d, data=step, op0=nl.multiply, operand0=float(divisor))
     nisa.tensor_tensor(dst=r, data1=r0, data2=step_x_d, op=nl.subtract)
 
@@ -99,10 +98,11 @@ def floor_div(q, n, divisor: int, size: int):
     nisa.tensor_scalar(dst=q, data=n, op0=nl.multiply, operand0=1.0 / divisor)
     return correct_quotient(q, n, divisor, size)
 
-# %% ../nbs/15_tile_graph.ipynb #03-023-2
+# %% ../nbs/15_tile_graph.ipynb #03-017
+#| code-fold: true
 def _int32_const(size: int, value: int):
     "An int32 (size, 1) tile filled with `value`, for exact int32 products on GpSimd."
-    t = _col(size)
+    t = _col(size, 'const')
     nisa.memset(t, value)
     return t
 
@@ -110,29 +110,27 @@ def _int32_const(size: int, value: int):
 def _source_columns_two_rows(src_w, lane, col, dr, size: int, col0: int, in_w: int, out_w: int):
     "src_w = (col * in_w) // out_w for a tile whose lanes lie in at most two rows (out_w > 128)."
     q0w, r0w = divmod(col0 * in_w, out_w)  # trace-time integers
-    first, col_next, second = _col(size), _col(size), _col(size)
-    nisa.tensor_scalar(
-        dst=first, data=lane, op0=nl.multiply, operand0=float(in_w), op1=nl.add, operand1=float(r0w)
-    )
+    first, col_next, second = _col(size, 'first'), _col(size, 'col_next'), _col(size, 'second')
+    nisa.tensor_scalar(dst=first, data=lane, op0=nl.multiply, operand0=float(in_w), op1=nl.add,
+                       operand1=float(r0w))
     nisa.tensor_tensor(dst=col_next, data1=col, data2=dr, op=nl.multiply)  # col where dr = 1
     nisa.tensor_scalar(dst=second, data=col_next, op0=nl.multiply, operand0=float(in_w))
-    diff, pick, n_w = _col(size), _col(size), _col(size)
+    diff, pick, n_w = _col(size, 'diff'), _col(size, 'pick'), _col(size, 'n_w')
     nisa.tensor_tensor(dst=diff, data1=second, data2=first, op=nl.subtract)
     nisa.tensor_tensor(dst=pick, data1=diff, data2=dr, op=nl.multiply)
     nisa.tensor_tensor(dst=n_w, data1=first, data2=pick, op=nl.add)  # first, or second if dr = 1
-    q, base_w = _col(size), _col(size)
+    q, base_w = _col(size, 'q'), _col(size, 'base_w')
     floor_div(q, n_w, out_w, size)
-    nisa.tensor_scalar(
-        dst=base_w, data=dr, op0=nl.multiply, operand0=-float(q0w), op1=nl.add, operand1=float(q0w)
-    )
+    nisa.tensor_scalar(dst=base_w, data=dr, op0=nl.multiply, operand0=-float(q0w), op1=nl.add,
+                       operand1=float(q0w))
     nisa.tensor_tensor(dst=src_w, data1=q, data2=base_w, op=nl.add)
 
-
+# %% ../nbs/15_tile_graph.ipynb #03-018
 def tile_coordinates(tile_start: int, size: int, out_w: int):
     """(lane, dr, col, row0, col0) of a tile of output pixels: each lane's offset, its row minus the
     tile's first row0 and its column; row0 and col0 are trace-time integers."""
     row0, col0 = divmod(tile_start, out_w)
-    lane, m, dr, col = _col(size), _col(size), _col(size), _col(size)
+    lane, m, dr, col = _col(size, 'lane'), _col(size, 'm'), _col(size, 'dr'), _col(size, 'col')
     nisa.iota(lane, [[1, 1]], offset=0, channel_multiplier=1)
     nisa.tensor_scalar(dst=m, data=lane, op0=nl.add, operand0=float(col0))  # col0 + l < 2^17
     r0, step = floor_div(dr, m, out_w, size)  # dr = m // out_w
@@ -142,18 +140,13 @@ def tile_coordinates(tile_start: int, size: int, out_w: int):
 
 def times_int32(dst, data, value: int, size: int):
     "dst = data * value for an int32 tile: int32 x int32 on GpSimd, exact (no float32 product)."
-    nisa.tensor_tensor(
-        dst=dst,
-        data1=data,
-        data2=_int32_const(size, value),
-        op=nl.multiply,
-        engine=nisa.engine.gpsimd,
-    )
+    const = _int32_const(size, value)
+    nisa.tensor_tensor(dst=dst, data1=data, data2=const, op=nl.multiply, engine=nisa.engine.gpsimd)
 
 
 def flat_pixel(load_indices, rows, cols, in_w: int, size: int):
     "load_indices = rows * in_w + cols, exactly."
-    rows_x_w = _col(size)
+    rows_x_w = _col(size, 'rows_x_w')
     times_int32(rows_x_w, rows, in_w, size)
     nisa.tensor_tensor(dst=load_indices, data1=rows_x_w, data2=cols, op=nl.add)
 
@@ -164,14 +157,13 @@ def build_index_graph_exact(load_indices, tile_start: int, size: int, in_hw, out
     (in_h, in_w), (out_h, out_w) = in_hw, out_hw
     lane, dr, col, row0, col0 = tile_coordinates(tile_start, size, out_w)
     q0h, r0h = divmod(row0 * in_h, out_h)  # trace-time integers
-    n_h, dh = _col(size), _col(size)
-    nisa.tensor_scalar(
-        dst=n_h, data=dr, op0=nl.multiply, operand0=float(in_h), op1=nl.add, operand1=float(r0h)
-    )
+    n_h, dh = _col(size, 'n_h'), _col(size, 'dh')
+    nisa.tensor_scalar(dst=n_h, data=dr, op0=nl.multiply, operand0=float(in_h), op1=nl.add,
+                       operand1=float(r0h))
     floor_div(dh, n_h, out_h, size)  # src_h = q0h + dh
-    src_w = _col(size)
+    src_w = _col(size, 'src_w')
     if out_w <= TILE:  # col < 128
-        n_w = _col(size)
+        n_w = _col(size, 'n_w')
         nisa.tensor_scalar(dst=n_w, data=col, op0=nl.multiply, operand0=float(in_w))
         floor_div(src_w, n_w, out_w, size)
     else:  # dr is 0 or 1
@@ -179,15 +171,16 @@ def build_index_graph_exact(load_indices, tile_start: int, size: int, in_hw, out
     flat_pixel(load_indices, dh, src_w, in_w, size)
     return q0h * in_w
 
-# %% ../nbs/15_tile_graph.ipynb #03-033
+# %% ../nbs/15_tile_graph.ipynb #03-025
+#| code-fold: true
 def floor_div_wide(q, n, divisor: int, size: int):
     """q = n // divisor for an int32 tile 0 <= n < 2^31 with quotients below 2^21: a float32
     estimate, corrected exactly with int32 products and remainders."""
     nisa.tensor_scalar(dst=q, data=n, op0=nl.multiply, operand0=1.0 / divisor)  # within 1
-    q_x_d, r0 = _col(size), _col(size)
+    q_x_d, r0 = _col(size, 'q_x_d'), _col(size, 'r0')
     times_int32(q_x_d, q, divisor, size)
     nisa.tensor_tensor(dst=r0, data1=n, data2=q_x_d, op=nl.subtract)  # int32 operands: exact
-    over, under, step = _col(size), _col(size), _col(size)
+    over, under, step = _col(size, 'over'), _col(size, 'under'), _col(size, 'step')
     # |r0| < 2 * divisor < 2^24: the comparisons are exact in float32
     nisa.tensor_scalar(dst=over, data=r0, op0=nl.greater_equal, operand0=float(divisor))
     nisa.tensor_scalar(dst=under, data=r0, op0=nl.less, operand0=0.0)
@@ -200,42 +193,42 @@ def build_axis_source(src, k, d0: int, axis_map, in_size: int, size: int):
     0 <= k < 128, exactly (chapter 14's mapped range)."""
     a, b, c = axis_map
     q0, r0 = divmod(a * d0 + b, c)  # trace-time integers, 0 <= r0 < c
-    n = _col(size)
+    n = _col(size, 'n')
     times_int32(n, k, a, size)
     nisa.tensor_tensor(dst=n, data1=n, data2=_int32_const(size, r0), op=nl.add)  # exact int32
     floor_div_wide(src, n, c, size)
-    nisa.tensor_scalar(
-        dst=src, data=src, op0=nl.add, operand0=float(q0), op1=nl.maximum, operand1=0.0
-    )
+    nisa.tensor_scalar(dst=src, data=src, op0=nl.add, operand0=float(q0), op1=nl.maximum,
+                       operand1=0.0)
     nisa.tensor_scalar(dst=src, data=src, op0=nl.minimum, operand0=float(in_size - 1))
 
 
 def build_mapped_indices(src, start: int, size: int, axis_map, in_size: int):
     "src (size, 1) int32 = the axis map of output indices start .. start + size - 1, exactly."
-    lane = _col(size)
+    lane = _col(size, 'lane')
     nisa.iota(lane, [[1, 1]], offset=0, channel_multiplier=1)
     build_axis_source(src, lane, start, axis_map, in_size, size)
 
-# %% ../nbs/15_tile_graph.ipynb #03-034
+# %% ../nbs/15_tile_graph.ipynb #03-026
+#| code-fold: true
 def _mapped_columns_two_rows(src_w, lane, col, dr, size: int, col0: int, in_w: int, w_map):
     "src_w for a tile whose lanes lie in at most two rows (out_w > 128): each row's map, picked."
-    first, col_next, second = _col(size), _col(size), _col(size)
+    first, col_next, second = _col(size, 'first'), _col(size, 'col_next'), _col(size, 'second')
     build_axis_source(first, lane, col0, w_map, in_w, size)  # row0: columns col0 + lane
     nisa.tensor_tensor(dst=col_next, data1=col, data2=dr, op=nl.multiply)  # 0 where dr = 0
     build_axis_source(second, col_next, 0, w_map, in_w, size)  # the next row: columns col
-    diff, pick = _col(size), _col(size)
+    diff, pick = _col(size, 'diff'), _col(size, 'pick')
     nisa.tensor_tensor(dst=diff, data1=second, data2=first, op=nl.subtract)
     nisa.tensor_tensor(dst=pick, data1=diff, data2=dr, op=nl.multiply)
     nisa.tensor_tensor(dst=src_w, data1=first, data2=pick, op=nl.add)
 
-
+# %% ../nbs/15_tile_graph.ipynb #03-027
 def build_index_graph_mapped(load_indices, tile_start: int, size: int, in_hw, out_hw, maps):
     """Fill `load_indices` (size, 1) int32 with each lane's exact source pixel under the axis maps
     `maps` ((a, b, c) of rows, of columns)."""
     (in_h, in_w), (out_h, out_w) = in_hw, out_hw
     h_map, w_map = maps
     lane, dr, col, row0, col0 = tile_coordinates(tile_start, size, out_w)
-    src_h, src_w = _col(size), _col(size)
+    src_h, src_w = _col(size, 'src_h'), _col(size, 'src_w')
     build_axis_source(src_h, dr, row0, h_map, in_h, size)  # dr < 128
     if out_w <= TILE:  # col < 128
         build_axis_source(src_w, col, 0, w_map, in_w, size)

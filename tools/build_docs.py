@@ -4,8 +4,9 @@
 Usage: python tools/build_docs.py [--src _site/src] [--out _site/html]
 Every notebook becomes a page in chapter order, with its outputs, figures and math (MathJax served
 from the installed django-static-mathjax package: no CDN); `#| hide` cells are dropped, an `#| echo:
-false` cell shows as its Markdown output, and the other nbdev directives are stripped, so `#|
-export` cells show as code. Markdown outputs (the tables cells print) are parsed as MyST, so they
+false` cell shows as its Markdown output, an `#| code-fold: true` cell shows its outputs with its
+code folded behind a toggle, and the other nbdev directives are stripped, so `#| export` cells show
+as code. Markdown outputs (the tables cells print) are parsed as MyST, so they
 are HTML tables. nbs/index.ipynb (the README's source) is the home page; nbs/*.md (the compiler
 contract) are reference pages; one API page per module is generated from the exported code:
 signatures with readable defaults, docstrings, parameter tables, and module values with names
@@ -59,6 +60,8 @@ def staged_cell(cell):
         return None
     if re.search(r'^#\|\s*echo:\s*false', src, re.M):
         return echoed_output(cell)
+    if re.search(r'^#\|\s*code-fold:\s*true', src, re.M):  # Quarto's, as nbdev documents it
+        cell.setdefault('metadata', {})['tags'] = ['hide-input']  # myst-nb's toggle
     src = '\n'.join(l for l in src.splitlines() if not l.startswith('#|')).strip('\n')
     if not src:
         return None
