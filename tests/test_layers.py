@@ -159,7 +159,7 @@ LAYERS = [
     ('variants', ['variants']),
     ('host API', ['api', 'volumes']),
     ('compiler', ['registry', 'grad']),
-    ('studies', ['compare', 'benchmark', 'trainium', 'mode_peers', 'onnx_reader', 'audit', 'fix']),
+    ('studies', ['graph_drawing', 'compare', 'benchmark', 'trainium', 'mode_peers', 'onnx_reader', 'audit', 'fix']),
     ('entry points', ['cli', 'torch']),
 ]
 
