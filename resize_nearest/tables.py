@@ -6,10 +6,10 @@ aligned text on the command line."""
 # %% auto #0
 __all__ = ['Table']
 
-# %% ../nbs/a1_tables.ipynb #16-004
+# %% ../nbs/a1_tables.ipynb #9c5b3566
 import numpy as np
 
-
+# %% ../nbs/a1_tables.ipynb #9fefd0c9
 class Table:
     "Rows of dicts shown as a Markdown table in notebooks and as aligned text when printed."
 

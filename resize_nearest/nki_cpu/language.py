@@ -10,7 +10,7 @@ __all__ = ['add', 'subtract', 'multiply', 'maximum', 'minimum', 'greater', 'grea
            'static_range', 'affine_range', 'sequential_range', 'no_reorder', 'ds',
            'tile_size']
 
-# %% ../../nbs/a4_nki_language.ipynb #02c-004
+# %% ../../nbs/a4_nki_language.ipynb #54ac803a
 import contextlib, warnings
 import numpy as np
 from resize_nearest.nki_cpu.memory import (
@@ -37,14 +37,16 @@ from resize_nearest.nki_cpu.memory import (
     current_nki_version,
     partition_capacity,
 )
+
+# %% ../../nbs/a4_nki_language.ipynb #709139ee
 from . import isa as _isa
 
-
+# %% ../../nbs/a4_nki_language.ipynb #2117ffb7
 def ndarray(shape, dtype, buffer=sbuf, name='', address=None) -> Tensor:
     "Allocate an uninitialised tensor."
     return allocate(shape, dtype, buffer, name)
 
-
+# %% ../../nbs/a4_nki_language.ipynb #e3007f8d
 def full(shape, fill_value, dtype, buffer=sbuf, name='') -> Tensor:
     "Allocate a tensor filled with `fill_value` (an HBM fill is a host write; on-chip a memset)."
     t = allocate(shape, dtype, buffer, name)
@@ -54,24 +56,24 @@ def full(shape, fill_value, dtype, buffer=sbuf, name='') -> Tensor:
         write(t, np.full(t.shape, fill_value).astype(t.dtype))
     return t
 
-
+# %% ../../nbs/a4_nki_language.ipynb #c1a1e2c1
 def zeros(shape, dtype, buffer=sbuf, name='') -> Tensor:
     "Allocate a zero-filled tensor."
     return full(shape, 0 if np.dtype(dtype).kind in 'iub' else 0.0, dtype, buffer, name)
 
-
+# %% ../../nbs/a4_nki_language.ipynb #9ab4e444
 def _unrolled(start, stop, step):
     "The iterations of a trace-time loop, each counted in `loop_iterations`."
     for i in range(start, stop, step) if stop is not None else range(0, start, step):
         STATS.record_loop_iteration()
         yield i
 
-
+# %% ../../nbs/a4_nki_language.ipynb #2a7107f4
 def static_range(start, stop=None, step=1):
     "Loop range, fully unrolled at trace time."
     return _unrolled(start, stop, step)
 
-
+# %% ../../nbs/a4_nki_language.ipynb #dcb94d51
 def affine_range(start, stop=None, step=1):
     "Deprecated in NKI 0.3 (prefer static_range); unrolled like it."
     warnings.warn(
@@ -81,7 +83,7 @@ def affine_range(start, stop=None, step=1):
     )
     return _unrolled(start, stop, step)
 
-
+# %% ../../nbs/a4_nki_language.ipynb #6fc6cc1c
 def sequential_range(start, stop=None, step=1):
     "Deprecated in NKI 0.3 (prefer static_range); unrolled like it."
     warnings.warn(
@@ -91,18 +93,18 @@ def sequential_range(start, stop=None, step=1):
     )
     return _unrolled(start, stop, step)
 
-
+# %% ../../nbs/a4_nki_language.ipynb #fbdb7d5c
 @contextlib.contextmanager
 def no_reorder():
     "Keep the instructions of the block in program order (the interpreter runs in order anyway)."
     yield
 
-
+# %% ../../nbs/a4_nki_language.ipynb #ff2b0d10
 def ds(start, size):
     "Dynamic-slice helper: `t[nl.ds(s, n)]` is `t[s:s+n]`."
     return slice(start, start + size)
 
-
+# %% ../../nbs/a4_nki_language.ipynb #d4cee01d
 class _TileSizes(type):
     """`nl.tile_size`'s per-partition SBUF size under the names of each NKI release: 0.3's
     `total_available_sbuf_size`, deprecated in 0.4 for `sbuf_fmax_bytes` (aws-neuron-sdk v2.32.0
@@ -125,7 +127,7 @@ class _TileSizes(type):
             )
         return partition_capacity('sbuf')
 
-
+# %% ../../nbs/a4_nki_language.ipynb #1fdc8cb0
 class tile_size(metaclass=_TileSizes):
     pmax = PMAX
     psum_fmax = 512
