@@ -5,8 +5,8 @@ issues; `auto` chooses among the exact ones."""
 
 # %% auto #0
 __all__ = ['CHUNK', 'VARIANTS', 'INTERPRETER_SECONDS_PER_INSTRUCTION', 'as_compiled_problems',
-           'Variant', 'predict_counts', 'interpreter_seconds', 'exact_options',
-           'choose_variant']
+           'Variant', 'check_variant', 'predict_counts', 'interpreter_seconds',
+           'exact_options', 'resolve_variant', 'choose', 'choose_variant']
 
 # %% ../nbs/25_variants.ipynb #06b-005
 import numpy as np
@@ -14,14 +14,7 @@ from dataclasses import dataclass
 from .index_map import load_indices
 from resize_nearest.plan import (
     F32_EXACT,
-    exact_range_problems,
     mapped_range_problems,
-    kernel_maps,
-    column_map,
-    map_width_ratio,
-    period_plan,
-    residue_plan,
-    rowgather_fits,
     chip_limits,
 )
 from resize_nearest.cost_model import (
@@ -32,8 +25,10 @@ from resize_nearest.cost_model import (
     residue_counts,
     rowgather_counts,
     predict_time,
+    predict_times,
     PROGRAM_BUDGET,
 )
+from .request import Request, request_for
 from resize_nearest.gather_kernels import (
     resize_nearest_fixed_dma_kernel,
     resize_nearest_exact_kernel,
@@ -76,158 +71,172 @@ def as_compiled_problems(in_hw, out_hw) -> list:
     return []
 
 
-def _strided_problems(in_hw, out_hw, itemsize, maps) -> list:
-    columns = column_map(maps)
-    if map_width_ratio(in_hw[1], out_hw[1], columns)[0] == 'none':
-        convention = '' if len(maps) == 0 else f' under the column map {tuple(columns)}'
+def _strided_problems(r) -> list:
+    if r.plan.width_ratio[0] == 'none':
+        convention = '' if r.compiler_map else f' under the column map {tuple(r.column_map)}'
         return [
             "variant 'strided' needs an integer width ratio (in_w % out_w == 0 or out_w % in_w =="
-            f" 0, no column clamped){convention}; got in_w={in_hw[1]}, out_w={out_hw[1]}"
+            f" 0, no column clamped){convention}; got in_w={r.in_hw[1]}, out_w={r.out_hw[1]}"
         ]
     return []
 
 
-def _rowgather_problems(in_hw, out_hw, itemsize, channels, maps) -> list:
-    columns = column_map(maps)
-    if rowgather_fits(in_hw[1], out_hw[1], channels, itemsize, columns):
+def _rowgather_problems(r) -> list:
+    (iw, ow), c = (r.in_hw[1], r.out_hw[1]), r.channels
+    if r.plan.rowgather_periods > 0:
         return []
-    g_w, p_w, q_w = period_plan(in_hw[1], out_hw[1], columns)
+    g_w, p_w, q_w = r.plan.column_period
     if g_w == 0:
         return [
             "variant 'rowgather' needs a column map of whole periods, none clamped (period_plan,"
-            f" chapter 14); the column map {tuple(columns)} of widths {in_hw[1]} ->"
-            f' {out_hw[1]} clamps or does not repeat in whole periods'
+            f" chapter 14); the column map {tuple(r.column_map)} of widths {iw} ->"
+            f' {ow} clamps or does not repeat in whole periods'
         ]
     return [
         "variant 'rowgather' needs one column period, (p_w + q_w) * channels * itemsize bytes,"
-        f" within 160 KiB of an SBUF partition; got widths {in_hw[1]} -> {out_hw[1]} (p_w + q_w ="
-        f" {p_w + q_w}), {channels} channels of {itemsize} bytes"
+        f" within 160 KiB of an SBUF partition; got widths {iw} -> {ow} (p_w + q_w ="
+        f" {p_w + q_w}), {c} channels of {r.itemsize} bytes"
     ]
 
 # %% ../nbs/25_variants.ipynb #06b-008
-@dataclass(frozen=True)
+def _request(request, args, kwargs) -> Request:
+    "A record as it is; a shape and its arguments (x_shape, out_hw, dtype or itemsize, maps, chip)."
+    return request if isinstance(request, Request) else request_for(request, *args, **kwargs)
+
+
+@dataclass(frozen=True, kw_only=True)
 class Variant:
-    """One kernel variant: its kernel, whether every index is exact, and its own conditions and
-    counts."""
+    "One kernel variant: its kernel, whether every index is exact, its own conditions and counts."
 
     name: str
     kernel: object  # the NKI kernel function
+    summary: str
     exact: bool  # every index is the exact one of its nearest convention
     on_chip_index: bool  # builds indices on chip: the mapped graphs' range applies (chapter 14)
-    summary: str
-    # (in_hw, out_hw, itemsize, channels, maps) -> list of reasons, beyond the range
-    own_problems: object
-    count: object  # (x_shape, out_hw, itemsize, maps) -> dict (chapter 24)
+    own_problems: object  # (request) -> list of reasons, beyond the range
+    count: object  # a count function of chapter 24 (its `for_request(request)` -> dict)
     indirect_dma: bool = False  # gathers rows by index (a vector_offset DMA): NeuronCore-v3+
 
-    def chip_problems(self, chip) -> list:
-        "Why this variant does not run on `chip` (chapter 14's table); [] where it does, or None."
-        if chip is None or not self.indirect_dma or chip_limits(chip)['indirect_dma']:
+    def chip_problems(self, chip, row=None) -> list:
+        """Why this variant does not run on `chip` (chapter 14's table; `row`, its entry if known);
+        [] where it does, or for None."""
+        if chip is None or not self.indirect_dma:
+            return []
+        row = row or chip_limits(chip)
+        if row['indirect_dma']:
             return []
         return [
             f"variant '{self.name}' gathers rows with an indirect DMA, which {chip}"
-            f" ({chip_limits(chip)['core']}) does not run: nki-dge.rst:169-173 lists indirect"
+            f" ({row['core']}) does not run: nki-dge.rst:169-173 lists indirect"
             ' DMA for NeuronCore-v3 and newer'
         ]
 
-    def problems(self, x_shape, out_hw, itemsize: int = 4, maps=(), chip=None) -> list:
-        """Every reason this variant cannot run the resize of an NHWC `x_shape` to `out_hw` under
-        the axis maps `maps` (() for the compiler's) on `chip` (None: any chip)."""
-        if self.chip_problems(chip):
-            return self.chip_problems(chip)
-        b, ih, iw, c = x_shape
-        maps = kernel_maps((ih, iw), tuple(out_hw), maps)
-        found = [] if not self.exact else exact_range_problems((ih, iw), out_hw, b, c)
-        if not found and len(maps) and self.on_chip_index:
-            found = mapped_range_problems((ih, iw), tuple(out_hw), maps)
-        return found or self.own_problems((ih, iw), tuple(out_hw), itemsize, c, maps)
+    def problems(self, request, *args, **kwargs) -> list:
+        """Every reason this variant cannot run `request` (chapter 20), or a resize given as
+        (x_shape, out_hw, itemsize=4, maps=(), chip=None)."""
+        r = _request(request, args, kwargs)
+        found = self.chip_problems(r.chip, r.chip_row)
+        if not found and self.exact:
+            found = list(r.range_problems)
+        if not found and not r.compiler_map and self.on_chip_index:
+            found = mapped_range_problems(r.in_hw, r.out_hw, r.maps)
+        return found or self.own_problems(r)
 
-    def counts(self, x_shape, out_hw, dtype=np.float32, maps=()) -> dict:
-        "What the variant issues (instructions, DMAs, descriptors, program size), predicted."
-        return self.count(x_shape, out_hw, np.dtype(dtype).itemsize, maps)
+    def counts(self, request, *args, **kwargs) -> dict:
+        """What the variant issues for `request` (instructions, DMAs, descriptors, program size),
+        predicted; or for a resize given as (x_shape, out_hw, dtype=np.float32, maps=())."""
+        return self.count.for_request(_request(request, args, kwargs))
 
-
-def _compiled_problems(in_hw, out_hw, itemsize, channels, maps) -> list:
-    if len(maps):
+# %% ../nbs/25_variants.ipynb #06b-008-2
+def _compiled_problems(r) -> list:
+    if not r.compiler_map:
         return [
             "variant 'as_compiled' has the compiler's map only (asymmetric coordinates, floor "
-            f'rounding); the axis maps {maps} of this resize need an exact variant'
+            f'rounding); the axis maps {r.maps} of this resize need an exact variant'
         ]
-    return as_compiled_problems(in_hw, out_hw)
+    return as_compiled_problems(r.in_hw, r.out_hw)
 
 
-_none = lambda in_hw, out_hw, itemsize, channels, maps: []
+_none = lambda r: []
 VARIANTS = {
     v.name: v
     for v in (
         Variant(
-            'exact',
-            resize_nearest_exact_kernel,
-            True,
-            True,
-            'float32 estimate + exact correction per 128-pixel tile',
-            _none,
-            exact_counts,
+            name='exact',
+            kernel=resize_nearest_exact_kernel,
+            summary='float32 estimate + exact correction per 128-pixel tile',
+            exact=True,
+            on_chip_index=True,
+            own_problems=_none,
+            count=exact_counts,
             indirect_dma=True,
         ),
         Variant(
-            'as_compiled',
-            resize_nearest_fixed_dma_kernel,
-            False,
-            False,
-            "the compiler's float32 map, bit for bit",
-            _compiled_problems,
-            as_compiled_counts,
+            name='as_compiled',
+            kernel=resize_nearest_fixed_dma_kernel,
+            summary="the compiler's float32 map, bit for bit",
+            exact=False,
+            on_chip_index=False,
+            own_problems=_compiled_problems,
+            count=as_compiled_counts,
             indirect_dma=True,
         ),
         Variant(
-            'hoisted',
-            resize_nearest_hoisted_kernel,
-            True,
-            True,
-            'exact column index per column tile, rows at trace time',
-            _none,
-            hoisted_counts,
+            name='hoisted',
+            kernel=resize_nearest_hoisted_kernel,
+            summary='exact column index per column tile, rows at trace time',
+            exact=True,
+            on_chip_index=True,
+            own_problems=_none,
+            count=hoisted_counts,
             indirect_dma=True,
         ),
         Variant(
-            'strided',
-            resize_nearest_strided_kernel,
-            True,
-            False,
-            'integer width ratios: strided DMAs, no index',
-            lambda i, o, s, c, m: _strided_problems(i, o, s, m),
-            strided_counts,
+            name='strided',
+            kernel=resize_nearest_strided_kernel,
+            summary='integer width ratios: strided DMAs, no index',
+            exact=True,
+            on_chip_index=False,
+            own_problems=_strided_problems,
+            count=strided_counts,
         ),
         Variant(
-            'residue',
-            resize_nearest_residue_kernel,
-            True,
-            False,
-            'one affine HBM-to-HBM copy per residue pair, no index',
-            _none,
-            residue_counts,
+            name='residue',
+            kernel=resize_nearest_residue_kernel,
+            summary='one affine HBM-to-HBM copy per residue pair, no index',
+            exact=True,
+            on_chip_index=False,
+            own_problems=_none,
+            count=residue_counts,
         ),
         Variant(
-            'rowgather',
-            resize_nearest_rowgather_kernel,
-            True,
-            True,
-            'row segments gathered, columns mapped on chip',
-            _rowgather_problems,
-            rowgather_counts,
+            name='rowgather',
+            kernel=resize_nearest_rowgather_kernel,
+            summary='row segments gathered, columns mapped on chip',
+            exact=True,
+            on_chip_index=True,
+            own_problems=_rowgather_problems,
+            count=rowgather_counts,
             indirect_dma=True,
         ),
     )
 }
 
 # %% ../nbs/25_variants.ipynb #06b-012
+def check_variant(variant, auto: bool = True) -> str:
+    "The one check of a variant's name: a key of VARIANTS, or 'auto' where `auto` is allowed."
+    names = tuple(VARIANTS) + (('auto',) if auto else ())
+    if not isinstance(variant, str):
+        raise TypeError(f'variant must be a string, one of {names}; got {variant!r}')
+    if variant not in names:
+        raise ValueError(f'variant must be one of {names}, got {variant!r}')
+    return variant
+
+
 def predict_counts(variant: str, x_shape, out_hw, dtype=np.float32, maps=()) -> dict:
     """What a variant issues for an NHWC input of `x_shape` resized to `out_hw` under the axis maps
     `maps` (chapter 24's model)."""
-    if not isinstance(variant, str) or variant not in VARIANTS:
-        raise ValueError(f'variant must be one of {tuple(VARIANTS)}, got {variant!r}')
-    return VARIANTS[variant].counts(x_shape, out_hw, dtype, maps)
+    return VARIANTS[check_variant(variant, auto=False)].counts(x_shape, out_hw, dtype, maps)
 
 
 # measured, not modelled: interpreter seconds per traced instruction on a 2-core machine, over
@@ -240,25 +249,72 @@ def interpreter_seconds(variant: str, x_shape, out_hw, dtype=np.float32, maps=()
     traced = predict_counts(variant, x_shape, out_hw, dtype, maps)['traced_instructions']
     return traced * INTERPRETER_SECONDS_PER_INSTRUCTION
 
+# %% ../nbs/25_variants.ipynb #06b-012-1
+def _options(r, chip) -> list:
+    "The exact variants that can run request `r` on `chip` (chapter 14's table) at all."
+    row = r.chip_row if chip == r.chip else chip_limits(chip)
+    return [
+        v.name for v in VARIANTS.values()
+        if v.exact and not (v.chip_problems(chip, row) or v.problems(r))
+    ]
+
 
 def exact_options(x_shape, out_hw, dtype=np.float32, maps=(), chip=None) -> list:
     "The exact variants that can run this resize (under the axis maps `maps`) on `chip` at all."
-    itemsize = np.dtype(dtype).itemsize
-    return [
-        v.name
-        for v in VARIANTS.values()
-        if v.exact and not v.problems(x_shape, out_hw, itemsize, maps, chip)
-    ]
+    return _options(request_for(x_shape, out_hw, dtype, maps, chip), chip)
 
 
-def _no_variant(x_shape, out_hw, dtype, maps, chip) -> ValueError:
+def _no_variant(r, chip) -> ValueError:
     "Why no exact variant runs this resize on `chip`: every variant's first reason."
-    itemsize = np.dtype(dtype).itemsize
     reasons = [
-        v.problems(x_shape, out_hw, itemsize, maps, chip)[0] for v in VARIANTS.values() if v.exact
+        (v.chip_problems(chip) or v.problems(r))[0] for v in VARIANTS.values() if v.exact
     ]
-    shapes = f'{tuple(x_shape)} -> {tuple(out_hw)}'
+    shapes = f'{r.x_shape} -> {r.out_hw}'
     return ValueError(f'no exact variant runs {shapes} on {chip}: ' + '; '.join(reasons))
+
+# %% ../nbs/25_variants.ipynb #06b-012-2
+def _over_budget(r, chip, budget) -> ValueError:
+    excluded = [v.chip_problems(chip) for v in VARIANTS.values() if v.exact]
+    return ValueError(
+        f'no exact variant of {r.x_shape} -> {r.out_hw} traces within the budget '
+        f'of {budget} instructions (PROGRAM_BUDGET, chapter 24) on {chip}; choose a variant '
+        'explicitly' + ''.join(f'; {e[0]}' for e in excluded if e)
+    )
+
+
+def _choose(r, budget) -> tuple:
+    """(auto's choice for request `r`, its counts): the exact variant with the lowest modelled time
+    on its chip (trn2 if it names none) within `budget` (None: any size)."""
+    chip = r.chip or 'trn2'
+    options = _options(r, chip)
+    if not options:
+        raise _no_variant(r, chip)
+    counts = {v: VARIANTS[v].counts(r) for v in options}
+    fits = [v for v, c in counts.items() if budget is None or c['traced_instructions'] <= budget]
+    if not fits:
+        raise _over_budget(r, chip, budget)
+
+    times = predict_times({v: counts[v] for v in fits}, r.x_shape, r.out_hw, r.dtype, chip)
+
+    def key(v):
+        seconds = times[v]['seconds']
+        return (round(seconds, 12), counts[v]['dma_transfers'], counts[v]['compute_instructions'])
+
+    best = min(fits, key=key)
+    return best, counts[best]
+
+# %% ../nbs/25_variants.ipynb #06b-012-3
+def resolve_variant(variant, r, budget=PROGRAM_BUDGET) -> tuple:
+    """(the concrete variant a call names for request `r`, its counts): 'auto' chosen here, once;
+    a name checked."""
+    if check_variant(variant) == 'auto':
+        return _choose(r, budget)
+    return variant, VARIANTS[variant].counts(r)
+
+
+def choose(r, budget=PROGRAM_BUDGET) -> str:
+    "auto's choice for request `r` (chapter 20): `choose_variant` for a request in hand."
+    return _choose(r, budget)[0]
 
 
 def choose_variant(
@@ -266,22 +322,4 @@ def choose_variant(
 ) -> str:
     """The exact variant with the lowest modelled time on `chip` within `budget` (None: any size),
     under the axis maps `maps` (() for the compiler's); only variants that run on `chip`."""
-    chip_limits(chip)
-    options = exact_options(x_shape, out_hw, dtype, maps, chip)
-    if not options:
-        raise _no_variant(x_shape, out_hw, dtype, maps, chip)
-    counts = {v: predict_counts(v, x_shape, out_hw, dtype, maps) for v in options}
-    fits = [v for v, c in counts.items() if budget is None or c['traced_instructions'] <= budget]
-    if not fits:
-        excluded = [VARIANTS[v].chip_problems(chip) for v in VARIANTS if VARIANTS[v].exact]
-        raise ValueError(
-            f'no exact variant of {tuple(x_shape)} -> {tuple(out_hw)} traces within the budget '
-            f'of {budget} instructions (PROGRAM_BUDGET, chapter 24) on {chip}; choose a variant '
-            'explicitly' + ''.join(f'; {e[0]}' for e in excluded if e)
-        )
-
-    def key(v):
-        seconds = predict_time(counts[v], x_shape, out_hw, dtype, chip)['seconds']
-        return (round(seconds, 12), counts[v]['dma_transfers'], counts[v]['compute_instructions'])
-
-    return min(fits, key=key)
+    return choose(request_for(x_shape, out_hw, dtype, maps, chip), budget)
