@@ -12,12 +12,13 @@ __all__ = ['VARIANT_NAMES', 'RECORD_SECONDS_MAX', 'PLAN_BYTES_PER_OUTPUT_PIXEL',
            'prepare_resize', 'run_request', 'resize_nearest']
 
 # %% ../nbs/31_api.ipynb #07-004
-import functools, math, numpy as np, warnings, os
+import functools, numpy as np, warnings, os
 from .nearest_modes import source_index
 from . import backend as _backend
 from .replay import run_resize, recording_bytes
 from .cost_model import PROGRAM_BUDGET
 from .index_map import load_indices
+# chapter 20's checks and record; SUPPORTED_DTYPES and KERNEL_MODES are imported from here too
 from .request import SUPPORTED_DTYPES, KERNEL_MODES, check_image, check_scales
 from .request import output_size, resize_maps, build_request, request_for
 from .variants import VARIANTS, CHUNK, as_compiled_problems, choose_variant
