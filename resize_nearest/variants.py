@@ -102,7 +102,11 @@ def _rowgather_problems(r) -> list:
 # %% ../nbs/25_variants.ipynb #06b-008
 def _request(request, args, kwargs) -> Request:
     "A record as it is; a shape and its arguments (x_shape, out_hw, dtype or itemsize, maps, chip)."
-    return request if isinstance(request, Request) else request_for(request, *args, **kwargs)
+    if isinstance(request, Request):
+        return request
+    if 'itemsize' in kwargs:  # problems() took it by that name
+        kwargs['dtype'] = kwargs.pop('itemsize')
+    return request_for(request, *args, **kwargs)
 
 
 @dataclass(frozen=True, kw_only=True)
