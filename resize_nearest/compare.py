@@ -18,7 +18,7 @@ from resize_nearest.gather_kernels import (
     resize_nearest_fixed_dma_kernel,
 )
 from .api import resize_nearest_reference, kernel_for_variant
-from .variants import VARIANTS
+from .variants import VARIANTS, check_variant
 
 # %% ../nbs/34_compare.ipynb #d3363de2
 def _index_image(in_hw):
@@ -133,8 +133,7 @@ def kernel_sweep(
     if not isinstance(variants, (tuple, list)):
         raise TypeError(f'variants must be a tuple of variant names, got {variants!r}')
     for v in variants:
-        if v not in VARIANTS:
-            raise ValueError(f'variant must be one of {tuple(VARIANTS)}, got {v!r}')
+        check_variant(v, auto=False)
     res = {v: np.zeros((n, n), dtype=np.int64) for v in variants}
     pairs = [(i, o) for i in range(1, n + 1) for o in range(1, n + 1)]
     for i, o in tqdm(pairs, disable=not progress, desc='size pairs', mininterval=1):

@@ -9,7 +9,7 @@ __all__ = ['ENGINE_PER_TILE', 'PER_TILE', 'IDEAL_DMA_BYTES', 'EFFICIENT_DESCRIPT
            'INSTRUCTION_CYCLES', 'SWDGE_DESCRIPTOR_CYCLES', 'PROGRAM_BUDGET', 'CHIPS',
            'axis_sources', 'as_compiled_counts', 'exact_counts', 'hoisted_counts',
            'strided_counts', 'segment_shapes', 'residue_counts', 'rowgather_counts',
-           'predict_time', 'rowgather_indirection_counts']
+           'predict_time', 'predict_times', 'rowgather_indirection_counts']
 
 # %% ../nbs/24_cost_model.ipynb #06-006
 import copy, functools
@@ -17,6 +17,7 @@ import numpy as np
 from collections import Counter
 from .index_map import load_indices
 from .nki_cpu.memory import contiguous_run
+from .request import request_for
 from resize_nearest.plan import (
     TILE,
     channel_chunks,
@@ -25,8 +26,6 @@ from resize_nearest.plan import (
     rowgather_periods,
     rowgather_uses_gather,
     rowgather_copy_periods,
-    axis_maps,
-    kernel_maps,
     axis_segments,
     axis_segment,
     period_plan,
@@ -141,16 +140,25 @@ class _Tally:
 
 
 def _cached(count):
-    """Cache a count function on its integer arguments (auto asks for every variant on every
-    call); `maps` is reduced to what the kernels work from (`kernel_maps`)."""
-    cached = functools.lru_cache(maxsize=256)(count)
+    """A count function of a request (chapter 20), cached on what it reads (auto asks for every
+    variant on every call). It is called with (x_shape, out_hw, itemsize=4, maps=()), any axis
+    maps, and makes the request itself; `.for_request(request)` takes a request as it is."""
+    cache = {}
+
+    def for_request(r) -> dict:
+        key = (r.x_shape, r.out_hw, r.itemsize, r.maps)
+        if key not in cache:
+            if len(cache) >= 256:
+                cache.pop(next(iter(cache)))  # the oldest
+            cache[key] = count(r)
+        return copy.deepcopy(cache[key])
 
     @functools.wraps(count)
     def counted(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:
-        x_shape, out_hw = tuple(map(int, x_shape)), tuple(map(int, out_hw))
-        used = kernel_maps(x_shape[1:3], out_hw, tuple(tuple(map(int, m)) for m in maps))
-        return copy.deepcopy(cached(x_shape, out_hw, int(itemsize), used))
+        return for_request(request_for(x_shape, out_hw, int(itemsize), maps))
 
+    del counted.__wrapped__  # its signature is the one above, not the request's
+    counted.for_request = for_request
     return counted
 
 # %% ../nbs/24_cost_model.ipynb #06-006-3
@@ -162,15 +170,15 @@ def _index_kind(mode: str, out_w: int, maps) -> str:
     return kind + '_wide' if out_w > TILE else kind
 
 
-def _gather_kernel_counts(mode: str, x_shape, out_hw, itemsize: int, maps=()) -> dict:
+def _gather_kernel_counts(mode: str, r) -> dict:
     "The compiled and the exact kernel: an index graph, a gather and a store per tile and chunk."
-    b, ih, iw, c = x_shape
-    oh, ow = out_hw
-    tally, tiles, chunks = _Tally(itemsize), tile_sizes(oh * ow), channel_chunks(c, itemsize)
-    kind = _index_kind(mode, ow, maps)
+    b, ih, iw, c = r.x_shape
+    oh, ow = r.out_hw
+    tally, tiles, chunks = _Tally(r.itemsize), tile_sizes(oh * ow), r.plan.chunks
+    kind = _index_kind(mode, ow, r.maps)
     tally.index_tiles(kind, tiles, b if mode == 'as_compiled' else 1)  # exact: once for the batch
     for first, cc in chunks:
-        blocks = _flat_map_blocks((ih, iw), (oh, ow), mode, maps=maps)
+        blocks = _flat_map_blocks((ih, iw), (oh, ow), mode, maps=r.maps)
         tally.gather((m * c + first for m in blocks), cc, b)
         tally.stores(tiles, lambda n: [(cc, n), (1, cc)], lambda n: [(c, n), (1, cc)], b)
     transfers = 2 * b * len(tiles) * len(chunks)
@@ -178,37 +186,36 @@ def _gather_kernel_counts(mode: str, x_shape, out_hw, itemsize: int, maps=()) ->
 
 
 @_cached
-def as_compiled_counts(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:
+def as_compiled_counts(r) -> dict:
     """What the compiled kernel issues for an NHWC input of `x_shape` resized to `out_hw` (it has
     the compiler's map only: `maps` must be empty)."""
-    if len(maps):
+    if not r.compiler_map:
         raise ValueError("the compiled kernel has the compiler's map only (asymmetric, floor)")
-    return _gather_kernel_counts('as_compiled', x_shape, out_hw, itemsize)
+    return _gather_kernel_counts('as_compiled', r)
 
 
 @_cached
-def exact_counts(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:
+def exact_counts(r) -> dict:
     "What the exact gather kernel issues (under the axis maps `maps`, () for the compiler's)."
-    return _gather_kernel_counts('exact', x_shape, out_hw, itemsize, maps)
+    return _gather_kernel_counts('exact', r)
 
 
-def _rows_and_columns(x_shape, out_hw, maps):
+def _rows_and_columns(r):
     "Every output row's and column's source index, as int64 arrays."
-    h_map, w_map = axis_maps(x_shape[1:3], out_hw, maps)
-    rows = axis_sources(x_shape[1], out_hw[0], h_map)
-    return rows, axis_sources(x_shape[2], out_hw[1], w_map)
+    (h_map, w_map), (ih, iw), (oh, ow) = r.axis_maps, r.in_hw, r.out_hw
+    return axis_sources(ih, oh, h_map), axis_sources(iw, ow, w_map)
 
 
 @_cached
-def hoisted_counts(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:
+def hoisted_counts(r) -> dict:
     """What the hoisted kernel issues: a column index per tile, a gather per source row, every row
     stored."""
-    b, ih, iw, c = x_shape
-    oh, ow = out_hw
-    tally, tiles, chunks = _Tally(itemsize), tile_sizes(ow), channel_chunks(c, itemsize)
-    rows, cols = _rows_and_columns(x_shape, out_hw, maps)
+    b, ih, iw, c = r.x_shape
+    oh, ow = r.out_hw
+    tally, tiles, chunks = _Tally(r.itemsize), r.plan.column_tiles, r.plan.chunks
+    rows, cols = _rows_and_columns(r)
     src_rows = 1 + int(np.count_nonzero(np.diff(rows)))  # a row is loaded when it changes
-    tally.index_tiles('columns' if len(maps) == 0 else 'columns_mapped', tiles)
+    tally.index_tiles('columns' if r.compiler_map else 'columns_mapped', tiles)
     for first, cc in chunks:
         tally.gather([cols * c + first], cc, b * src_rows)
         tally.stores(tiles, lambda n: [(cc, n), (1, cc)], lambda n: [(c, n), (1, cc)], b * oh)
@@ -222,19 +229,15 @@ def _strided_tiles(kind: str, k: int, out_w: int) -> list:
 
 
 @_cached
-def strided_counts(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:
+def strided_counts(r) -> dict:
     "What the strided kernel issues (integer width ratios): strided loads and stores, no index."
-    b, ih, iw, c = x_shape
-    oh, ow = out_hw
-    kind, k, _ = map_width_ratio(iw, ow, column_map(maps))
+    b, ih, iw, c = r.x_shape
+    oh, ow = r.out_hw
+    kind, k, _ = r.plan.width_ratio
     if kind == 'none':
         raise ValueError(f'strided needs an integer width ratio, got {iw} -> {ow}')
-    tally, chunks, tiles = (
-        _Tally(itemsize),
-        channel_chunks(c, itemsize),
-        _strided_tiles(kind, k, ow),
-    )
-    rows = _rows_and_columns(x_shape, out_hw, maps)[0]
+    tally, chunks, tiles = _Tally(r.itemsize), r.plan.chunks, _strided_tiles(kind, k, ow)
+    rows = _rows_and_columns(r)[0]
     src_rows = 1 + int(np.count_nonzero(np.diff(rows)))
     for first, cc in chunks:
         if kind == 'down':
@@ -263,21 +266,21 @@ def segment_shapes(in_size: int, out_size: int, axis_map) -> Counter:
 
 
 @_cached
-def residue_counts(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:
+def residue_counts(r) -> dict:
     "What the residue kernel issues: one affine HBM-to-HBM copy per pair of segments."
-    b, ih, iw, c = x_shape
-    oh, ow = out_hw
-    if len(maps) == 0:  # the compiler's map: q residues of g indices on each axis
-        (g_h, p_h, q_h), (g_w, p_w, q_w) = residue_plan(ih, oh), residue_plan(iw, ow)
+    b, ih, iw, c = r.x_shape
+    oh, ow = r.out_hw
+    if r.compiler_map:  # the compiler's map: q residues of g indices on each axis
+        (g_h, p_h, q_h), (g_w, p_w, q_w) = r.plan.residues
         rows, cols = Counter({(g_h, p_h, q_h): q_h}), Counter({(g_w, p_w, q_w): q_w})
     else:
-        rows, cols = segment_shapes(ih, oh, maps[0]), segment_shapes(iw, ow, maps[1])
-    tally = _Tally(itemsize)
+        rows, cols = segment_shapes(ih, oh, r.maps[0]), segment_shapes(iw, ow, r.maps[1])
+    tally = _Tally(r.itemsize)
     for (n_h, p_h, q_h), k_h in rows.items():
         for (n_w, p_w, q_w), k_w in cols.items():
             src = [(ih * iw * c, b), (p_h * iw * c, n_h), (p_w * c, n_w), (1, c)]
             dst = [(oh * ow * c, b), (q_h * ow * c, n_h), (q_w * c, n_w), (1, c)]
-            tally.desc.update(_copy(src, dst, itemsize, k_h * k_w))
+            tally.desc.update(_copy(src, dst, r.itemsize, k_h * k_w))
     copies = sum(rows.values()) * sum(cols.values())
     return tally.counts(copies, 0, hbm_factor=2)  # every byte is read and written in HBM
 
@@ -299,21 +302,21 @@ def _column_maps(
 
 
 @_cached
-def rowgather_counts(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:
+def rowgather_counts(r) -> dict:
     "What the row-gather kernel issues: per 128 output rows and column chunk a gather and a store."
-    b, ih, iw, c = x_shape
-    oh, ow = out_hw
-    per = rowgather_periods(iw, ow, c, itemsize, column_map(maps))
+    b, ih, iw, c = r.x_shape
+    oh, ow = r.out_hw
+    per = r.plan.rowgather_periods
     if per == 0:
         raise ValueError(
             f'rowgather needs one whole column period within the SBUF budget; got {iw} -> {ow} '
-            f'with {c} channels of {itemsize} bytes'
+            f'with {c} channels of {r.itemsize} bytes'
         )
-    g_w, p_w, q_w = period_plan(iw, ow, column_map(maps))
-    tally, tiles = _Tally(itemsize), tile_sizes(oh)
-    rows = _rows_and_columns(x_shape, out_hw, maps)[0]
+    g_w, p_w, q_w = r.plan.column_period
+    tally, tiles = _Tally(r.itemsize), r.plan.row_tiles
+    rows = _rows_and_columns(r)[0]
     widths = [min(per, g_w - j0) for j0 in range(0, g_w, per)]  # periods per column chunk
-    tally.index_tiles('columns' if len(maps) == 0 else 'columns_mapped', tiles)
+    tally.index_tiles('columns' if r.compiler_map else 'columns_mapped', tiles)
     for j0, n in zip(range(0, g_w, per), widths):
         tally.gather([rows * iw * c + j0 * p_w * c], n * p_w * c, b)
         tally.stores(
@@ -322,7 +325,7 @@ def rowgather_counts(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:
             lambda m: [(ow * c, m), (1, n * q_w * c)],
             b,
         )
-    gather = rowgather_uses_gather(iw, ow, c, itemsize, column_map(maps))
+    gather = r.plan.rowgather_gather
     per_chunk = [1 if gather else q_w * n // rowgather_copy_periods(p_w, q_w, c, n) for n in widths]
     _column_maps(
         tally,
@@ -424,6 +427,11 @@ def predict_time(counts: dict, x_shape, out_hw, dtype=np.float32, chip: str = 't
         roofline_s=roofline_s,
         ratio_to_roofline=s / roofline_s,
     )
+
+
+def predict_times(counts: dict, x_shape, out_hw, dtype=np.float32, chip: str = 'trn2') -> dict:
+    "`predict_time` of several variants' counts ({name: counts}) on one chip: {name: its time}."
+    return {name: predict_time(c, x_shape, out_hw, dtype, chip) for name, c in counts.items()}
 
 # %% ../nbs/24_cost_model.ipynb #06-015
 def rowgather_indirection_counts(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:

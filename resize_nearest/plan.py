@@ -13,10 +13,12 @@ __all__ = ['TILE', 'TILE_FREE_BYTES', 'ROW_TILE_BYTES', 'GATHER_RESIDUES', 'F32_
            'axis_segments', 'axis_segment', 'period_plan', 'map_width_ratio',
            'axis_map_problems', 'mapped_range_problems', 'in_mapped_range', 'kernel_maps',
            'smaller_map', 'period_bytes', 'rowgather_uses_gather', 'rowgather_periods',
-           'rowgather_copy_periods', 'rowgather_fits', 'chip_limits']
+           'rowgather_copy_periods', 'rowgather_fits', 'chip_limits', 'ResizePlan',
+           'resize_plan']
 
 # %% ../nbs/14_plan.ipynb #02g-004
 import numpy as np
+from dataclasses import dataclass
 from .index_map import MAX_INDEX
 
 TILE = 128  # output pixels per tile: one per partition (nl.tile_size.pmax)
@@ -371,3 +373,36 @@ def chip_limits(chip: str) -> dict:
         raise ValueError(f'chip must be one of {tuple(CHIP_TABLE)}, got {chip!r}')
     row = CHIP_TABLE[chip]
     return dict(row, usable_sbuf=row['sbuf'] - SBUF_RESERVE_BYTES)
+
+# %% ../nbs/14_plan.ipynb #02g-019-10
+@dataclass(frozen=True)
+class ResizePlan:
+    "The trace-time integers of one resize that the variants' conditions and counts read."
+
+    axis_maps: tuple  # (a, b, c) of the rows and of the columns, the compiler's map spelled out
+    range_problems: tuple  # exact_range_problems: () inside the exact kernels' proven range
+    chunks: tuple  # channel_chunks
+    row_tiles: tuple  # tile_sizes of out_h and of out_w (those of out_h * out_w can be millions)
+    column_tiles: tuple
+    residues: tuple  # residue_plan of the rows and of the columns (the compiler's map)
+    width_ratio: tuple  # map_width_ratio of the column map
+    column_period: tuple  # period_plan of the column map
+    rowgather_periods: int  # 0: the row-gather kernel cannot run it
+    rowgather_gather: bool  # rowgather_uses_gather
+
+# %% ../nbs/14_plan.ipynb #02g-019-11
+def resize_plan(in_hw, out_hw, batch: int, channels: int, itemsize: int, maps=()) -> ResizePlan:
+    "The plan of one resize under the kernels' axis maps `maps` (() for the compiler's)."
+    (ih, iw), (oh, ow), w_map = in_hw, out_hw, column_map(maps)
+    return ResizePlan(
+        axis_maps=axis_maps(in_hw, out_hw, maps),
+        range_problems=tuple(exact_range_problems(in_hw, out_hw, batch, channels)),
+        chunks=tuple(channel_chunks(channels, itemsize)),
+        row_tiles=tuple(tile_sizes(oh)),
+        column_tiles=tuple(tile_sizes(ow)),
+        residues=(residue_plan(ih, oh), residue_plan(iw, ow)),
+        width_ratio=map_width_ratio(iw, ow, w_map),
+        column_period=period_plan(iw, ow, w_map),
+        rowgather_periods=rowgather_periods(iw, ow, channels, itemsize, w_map),
+        rowgather_gather=rowgather_uses_gather(iw, ow, channels, itemsize, w_map),
+    )

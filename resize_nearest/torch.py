@@ -36,11 +36,10 @@ import torch.nn as nn
 import torch.nn.functional as F
 from .index_map import src_index_exact
 from .nearest_modes import source_index
-from . import backend as _backend
-from .gather_kernels import resize_nearest_exact_kernel
 from .audit import node_wrong_elements
 from .onnx_reader import AxisResize, ResizeNode
-from .api import resize_maps, resize_nearest
+from .api import resize_nearest, check_backend
+from .api import build_request, prepare_request, run_request
 from .benchmark import median_seconds, sample_seconds
 
 
@@ -285,8 +284,19 @@ def _kernel_convention(in_hw, out, scales, mode) -> dict:
     )
 
 
+def _device_resize(nhwc, out, backend: str, convention: dict):
+    """The host API on a device tensor (XLA): the request built and checked from a stand-in with the
+    tensor's shape and dtype and no data, `auto`'s choice, and the kernel run on the tensor itself
+    (nki.jit takes it as it is)."""
+    dtype = _to_numpy(torch.empty(0, dtype=nhwc.dtype)).dtype
+    stand_in = np.broadcast_to(np.zeros((), dtype), tuple(nhwc.shape))  # no copy of the data
+    r = build_request(stand_in, out, **convention)
+    variant, traced = prepare_request(r, 'auto')
+    return run_request(r, variant, nhwc, backend, traced)
+
+
 class _NkiResize(torch.autograd.Function):
-    "Forward: the exact NKI kernel on NHWC; backward: the exact adjoint."
+    "Forward: an exact NKI kernel on NHWC, through the host API; backward: the exact adjoint."
 
     @staticmethod
     def forward(ctx, x, out, backend, scales, mode):
@@ -294,10 +304,7 @@ class _NkiResize(torch.autograd.Function):
         nhwc = x.permute(0, 2, 3, 1)
         convention = _kernel_convention(x.shape[2:], out, scales, mode)
         if x.device.type == 'xla':
-            # nki.jit takes the XLA tensor itself; interpolate_nearest has checked it already
-            maps = resize_maps(x.shape[2:], out, **convention)
-            args = (nhwc, (x.shape[0], *out, x.shape[1])) + ((maps,) if maps else ())
-            y = _backend.run_kernel(resize_nearest_exact_kernel, *args, backend=backend)
+            y = _device_resize(nhwc, out, backend, convention)
             return y.permute(0, 3, 1, 2).contiguous(memory_format=_memory_format(x))
         # on the host, the host API's checks and choice of kernel, as for NumPy input
         y = resize_nearest(_to_numpy(nhwc), out, backend=backend, **convention)
@@ -416,8 +423,7 @@ def interpolate_nearest(
 
 def _nki_resize(input, out, scales, backend, mode='nearest'):
     "The NKI kernel's path, after the checks only it needs."
-    if backend not in _backend.BACKENDS:
-        raise ValueError(f'backend must be None or one of {_backend.BACKENDS}, got {backend!r}')
+    check_backend(backend, auto=False, none=True)
     if input.dim() != 4:
         raise ValueError(f'the NKI kernel resizes 4-D (N, C, H, W) input, got {input.dim()}-D')
     if input.device.type == 'meta':
