@@ -23,6 +23,7 @@ from .request import output_size, resize_maps, build_request, request_for
 from .variants import VARIANTS, CHUNK, as_compiled_problems, choose_variant
 from .variants import INTERPRETER_SECONDS_PER_INSTRUCTION
 from .variants import check_variant, resolve_variant
+from .volumes import resize_nearest_nd
 
 # %% ../nbs/31_api.ipynb #07-006
 def check_backend(backend, auto: bool = True, none: bool = False):
@@ -243,16 +244,19 @@ def run_request(r, variant: str, x, backend: str, traced: int):
 
 # %% ../nbs/31_api.ipynb #07-015-1
 def resize_nearest(
-    x: np.ndarray,  # NHWC input (not modified)
-    out_hw,  # (out_h, out_w), positive integers; None to size the output by `scales`
+    # NHWC input (not modified); also a sequence (N, L, C) or a volume (N, D, H, W, C)
+    x: np.ndarray,
+    # one positive integer per spatial axis, (out_h, out_w) for an image; None: sized by `scales`
+    out_hw,
     *,
     variant: str = 'auto',  # 'auto' (the exact variant with the lowest modelled time) or a record
     backend: str = 'auto',  # 'auto', 'cpu' (interpreter), 'nki' (device) or 'nki-sim'
     # ONNX Resize's names and values; the default is the compiler's convention
     coordinate_transformation_mode: str = 'asymmetric',
     nearest_mode: str = 'floor',
-    scales=None,  # (scale_h, scale_w): ONNX's float32 scales, or Fractions; None: out / in
-) -> np.ndarray:  # NHWC output, a new array
+    # one scale per spatial axis: ONNX's float32 scales, or Fractions; None: out / in
+    scales=None,
+) -> np.ndarray:  # the resized array in x's layout, a new array
     """Nearest-neighbour resize through an NKI kernel, under any ONNX nearest convention
     (asymmetric coordinates and floor rounding unless told); by default the exact variant
     chapter 25's model finds fastest."""
@@ -260,6 +264,10 @@ def resize_nearest(
     convention = dict(
         coordinate_transformation_mode=coordinate_transformation_mode, nearest_mode=nearest_mode
     )
+    if isinstance(x, np.ndarray) and x.ndim in (3, 5):  # chapter 2.7: a sequence or a volume
+        return resize_nearest_nd(
+            x, out_hw, variant=variant, **convention, scales=scales, backend=backend
+        )
     r = build_request(x, out_hw, **convention, scales=scales)  # every argument checked, once
     concrete, traced = prepare_request(r, variant)
     return run_request(r, concrete, np.ascontiguousarray(x), backend, traced)

@@ -485,6 +485,7 @@ def resize_nearest_nd(
     coordinate_transformation_mode: str = 'asymmetric',  # ONNX's names, tf_crop_and_resize aside
     nearest_mode: str = 'floor',  # 'round_prefer_floor', 'round_prefer_ceil', 'floor' or 'ceil'
     scales=None,  # one scale per spatial axis: ONNX's float32 scales, or Fractions; None: out / in
+    backend: str = 'auto',  # 'auto', 'cpu' (interpreter), 'nki' (device) or 'nki-sim'
 ) -> np.ndarray:  # the resized array, a new one, of x's dtype
     """Exact nearest resize of a sequence, an image or a volume through NKI kernels, under any ONNX
     nearest convention: every argument checked first, then the kernel runs of `volume_steps`."""
@@ -501,5 +502,5 @@ def resize_nearest_nd(
     steps = volume_steps(x.shape, out_size, x.dtype, maps, variant)
     y = np.ascontiguousarray(x)
     for kernel, view, out_shape, extra in steps:
-        y = run_kernel(kernel, y.reshape(view), out_shape, *extra)
+        y = run_kernel(kernel, y.reshape(view), out_shape, *extra, backend=backend)
     return y.reshape((x.shape[0], *out_size, x.shape[-1]))

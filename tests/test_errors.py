@@ -1,4 +1,5 @@
 """Bad input at every entry point: ValueError/TypeError naming argument, value and what is allowed; never IndexError."""
+import re
 import subprocess, sys, numpy as np, pytest, ml_dtypes
 from pathlib import Path
 from resize_nearest import resize_nearest, resize_nearest_reference
@@ -11,8 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 X = np.arange(2 * 4 * 5 * 3, dtype=np.float32).reshape(2, 4, 5, 3)
 
 @pytest.mark.parametrize('x, out_hw, exc, msg', [
-    (X[0], (3, 3), ValueError, r'x must be 4-D NHWC .* got shape \(4, 5, 3\)'),
-    (X[None], (3, 3), ValueError, 'x must be 4-D NHWC'),
+    (X[0, 0], (3, 3), ValueError, r'x must be 4-D NHWC .* got shape \(5, 3\)'),
     (X.tolist(), (3, 3), TypeError, 'x must be a numpy.ndarray in NHWC layout, got list'),
     (X.astype(np.float64), (3, 3), TypeError, 'x has dtype float64; allowed: float32'),
     (X.astype(np.complex64), (3, 3), TypeError, 'x has dtype complex64'),
@@ -30,6 +30,14 @@ X = np.arange(2 * 4 * 5 * 3, dtype=np.float32).reshape(2, 4, 5, 3)
 def test_resize_nearest_bad_input(x, out_hw, exc, msg):
     with pytest.raises(exc, match=msg): resize_nearest(x, out_hw)
     with pytest.raises(exc, match=msg): resize_nearest_reference(x, out_hw)
+
+@pytest.mark.parametrize('x, sizes', [(X[0], 1), (X[None], 3)])
+def test_sequences_and_volumes_take_one_size_per_spatial_axis(x, sizes):
+    "A 3-D array is a sequence and a 5-D one a volume (chapter 2.7); the reference is NHWC only."
+    with pytest.raises(ValueError, match=rf'out_size must be a tuple of {sizes} positive integers .* got \(3, 3\)'):
+        resize_nearest(x, (3, 3))
+    with pytest.raises(ValueError, match=rf'x must be 4-D NHWC .* got shape {re.escape(str(x.shape))}'):
+        resize_nearest_reference(x, (3, 3))
 
 def test_bad_options_and_range():
     with pytest.raises(ValueError, match="variant must be one of .* got 'fast'"): resize_nearest(X, (3, 3), variant='fast')

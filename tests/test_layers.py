@@ -155,6 +155,7 @@ LAYERS = [
     ('backend', ['backend', 'replay']),
     ('plan', ['plan']),
     ('kernels', ['graph', 'gather_kernels', 'row_kernels', 'residue_kernel', 'rowgather_kernel']),
+    ('request', ['request']),
     ('cost model', ['cost_model']),
     ('variants', ['variants']),
     ('host API', ['api', 'volumes']),
