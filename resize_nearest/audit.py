@@ -104,7 +104,9 @@ class _Record:
 
 @dataclass
 class RuntimeRow(_Record):
-    "One implementation's verdict on one resize (the keys: see above)."
+    """One implementation's verdict on one resize: `wrong` output elements (None: not counted,
+    `status` says why) and their `count` as text; where `check` found one, the `first_output`
+    wrong pixel, its `source` and `exact_source`; `kind` 'run' or 'modelled', and its `basis`."""
 
     implementation: str
     status: str
@@ -119,7 +121,10 @@ class RuntimeRow(_Record):
 # %% ../nbs/44_audit.ipynb #13-010-4
 @dataclass
 class AuditRow(_Record):
-    "One audited resize: an ONNX node, a PyTorch upsample call or a size pair (keys: see above)."
+    """One audited resize: an ONNX node, a PyTorch upsample call or a size pair. `input_size` and
+    `output_size` run along the resized axes (a PyTorch call: its spatial axes); `wrong` holds per
+    implementation the wrong elements of the whole output tensor or why not counted, `counts`
+    the same as text, `sources` how each was obtained (run or modelled, from what)."""
 
     node: str
     op: str
