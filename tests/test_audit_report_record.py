@@ -172,19 +172,14 @@ def test_torch_compile_is_not_run_unless_asked(monkeypatch):
     assert not row.wrong[TORCH_COMPILE].startswith('n/a')
 
 
-def _compiled_against_exact(torch, module, x, maps):
-    "Elements where torch.compile's output of `module` differs from the exact maps' gather."
-    compiled = torch.compile(module, dynamic=False)(x)
-    h, w = maps
-    exact = x[:, :, h][:, :, :, w]
-    return int((compiled != exact).sum())
-
-
-# Inductor's own use of a deprecated torch.jit API, raised while compiling here
+# slow: a first torch.compile in a process takes about 4 s here. The filter: Inductor's own use
+# of a deprecated torch.jit API, raised while compiling in this test
+@pytest.mark.slow
 @pytest.mark.filterwarnings('ignore:`torch.jit.script_method` is deprecated:DeprecationWarning')
 def test_torch_compile_row_is_what_torch_compile_computes_on_a_scale_call():
-    """F.interpolate(scale_factor=1.3) on a 3x2 index image (pytorch#175154's scale): the row
-    counts what torch.compile itself outputs against floor(d / 1.3), independently run here."""
+    """F.interpolate(scale_factor=1.3) on a line of 2 (pytorch#175154's case): the row counts what
+    torch.compile itself outputs against floor(d / 1.3), run here independently; eager ATen,
+    which copies a line whose length the scale keeps, is counted apart."""
     torch = pytest.importorskip('torch')
     from resize_nearest.torch import audit as torch_audit
 
@@ -192,11 +187,12 @@ def test_torch_compile_row_is_what_torch_compile_computes_on_a_scale_call():
         def forward(self, x):
             return torch.nn.functional.interpolate(x, scale_factor=1.3, mode='nearest')
 
-    x = torch.arange(6, dtype=torch.float32).reshape(1, 1, 3, 2)
+    x = torch.arange(2, dtype=torch.float32).reshape(1, 1, 2)
     row, = torch_audit(Up(), (x,), torch_compile=True)
-    maps = [[min(n - 1, math.floor(Fraction(d) / Fraction(1.3))) for d in range(math.floor(n * 1.3))]
-            for n in (3, 2)]
-    assert row.wrong[TORCH_COMPILE] == _compiled_against_exact(torch, Up(), x, maps)
+    exact = x[:, :, [math.floor(Fraction(d) / Fraction(1.3)) for d in range(2)]]
+    compiled = torch.compile(Up(), dynamic=False)(x)
+    assert row.wrong[TORCH_COMPILE] == int((compiled != exact).sum())
+    assert row.wrong['PyTorch nearest'] == int((Up()(x) != exact).sum())
     assert row.sources[TORCH_COMPILE].startswith('run: torch.compile')
 
 
