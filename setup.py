@@ -8,7 +8,7 @@ cfg = cfg['DEFAULT']
 
 reqs = cfg.get('requirements', '').split()
 neuron_reqs = cfg.get('neuron_requirements', '').split()   # only on Neuron's own package index (see README)
-extras = {name: cfg.get(f'{name}_requirements', '').split() for name in ('torch', 'onnx', 'peers', 'docs')}
+extras = {name: cfg.get(f'{name}_requirements', '').split() for name in ('torch', 'onnx', 'peers', 'jax', 'docs')}
 extras['dev'] = cfg.get('dev_requirements', '').split() + sum(extras.values(), [])   # dev: everything
 extras['neuron'] = neuron_reqs
 scripts = [s.strip() for s in cfg.get('console_scripts', '').split('\n') if s.strip()]

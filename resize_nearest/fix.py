@@ -16,6 +16,7 @@ from .audit import EXACT, _exact_image, _probe_model, audit_onnx, exact_axis
 from .audit import is_affected
 from resize_nearest.onnx_reader import (
     _default_opset,
+    _model_folder,
     _node_name,
     _subgraphs,
     load_model,
@@ -312,7 +313,7 @@ def _all_names(proto) -> set:
 def _verdict(rows) -> str:
     "'fix', 'keep' or 'refuse: why', from the audit rows of one node (several: a called function)."
     for row in rows:
-        status, convention = row['status'], row['convention']
+        status, convention = row.status, row.convention
         if status.startswith('mode '):
             return 'keep: not a nearest resize'
         if convention.startswith('tf_crop_and_resize'):
@@ -320,9 +321,8 @@ def _verdict(rows) -> str:
                     ' no gather of the input can produce')
         if status.startswith('invalid'):
             return f'refuse: {status}'
-    if all(r['status'].startswith('analysed') for r in rows):
-        wrong = [n for r in rows for n, v in r.get('wrong', {}).items()
-                 if n != EXACT and is_affected(v)]
+    if all(r.status.startswith('analysed') for r in rows):
+        wrong = [n for r in rows for n, v in r.wrong.items() if n != EXACT and is_affected(v)]
         if not wrong:
             return 'keep: every implementation audited copies the exact source'
     return 'fix'
@@ -368,10 +368,10 @@ def _ranks(proto, inputs) -> dict:
     return ranks
 
 
-def _static_records(model) -> dict:
+def _static_records(model, folder=None) -> dict:
     "{(where, name): record} of the nodes whose shapes and values the model itself fixes."
     found = {}
-    for r in read_resizes(model):
+    for r in read_resizes(model, folder=folder):
         found.setdefault(_key(r), []).append(r)
     return {k: rs[0] for k, rs in found.items() if len(rs) == 1}
 
@@ -464,17 +464,18 @@ def _chain_axes(node, new) -> list:
     return axes
 
 
-def fix_report(model, inputs: dict = None, every: bool = False) -> tuple:
+def fix_report(model, inputs: dict = None, every: bool = False, folder=None) -> tuple:
     """(fixed ModelProto, one row per Resize/Upsample saying what was done): every nearest node
     some implementation gets wrong, or that cannot be audited (with `every`, every nearest node),
-    becomes Gathers of exact indices, each verified on onnxruntime against the exact map."""
+    becomes Gathers of exact indices, each verified on onnxruntime against the exact map. The
+    model is read once; `folder`: where a ModelProto's external data lives."""
     import onnx
 
-    proto = load_model(model)
+    proto, folder = load_model(model), folder or _model_folder(model)
     audited = {}
-    for r in read_resizes(model, inputs):
+    for r in read_resizes(proto, inputs, folder=folder):
         audited.setdefault(_key(r), []).append((r, _audited(r)))
-    static, ranks = _static_records(model), _ranks(proto, inputs)
+    static, ranks = _static_records(proto, folder), _ranks(proto, inputs)
     fixed = onnx.ModelProto()
     fixed.CopyFrom(proto)
     taken, opset = _all_names(fixed), _default_opset(proto)

@@ -637,13 +637,15 @@ def _read_node(node, where, opset, values, shapes) -> ResizeNode:
     return r
 
 # %% ../nbs/43_onnx_reader.ipynb #13c-013-2
-def read_resizes(model, inputs: dict = None, run_if_needed: bool = True) -> list:
+def read_resizes(model, inputs: dict = None, run_if_needed: bool = True, folder=None) -> list:
     """Every Resize and Upsample of an ONNX model (path or ModelProto), in the graph, in
     If/Loop/Scan bodies and in model-local functions, read per opset. `inputs` ({name: array})
     gives values of graph inputs (scales or sizes fed at run time, or a shape); what constants and
     shape inference leave unknown in the main graph comes from one bounded onnxruntime run of the
-    nodes that compute it (on `inputs`, else on zeros of the model's static input shapes)."""
-    proto, folder = load_model(model), _model_folder(model)
+    nodes that compute it (on `inputs`, else on zeros of the model's static input shapes).
+    `folder`: where a ModelProto's external data lives (a path's own folder otherwise), so a model
+    loaded once can be read without loading it again."""
+    proto, folder = load_model(model), folder or _model_folder(model)
     opset = _default_opset(proto)
     functions = {f.name for f in proto.functions}
     light, inference_problem = _prepared(proto, inputs or {})

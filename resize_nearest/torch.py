@@ -14,6 +14,7 @@ __all__ = ['SCALE_STEPS', 'CALLS_MAX', 'NEAREST_MODES', 'TORCH_BENCHMARK_CASES',
 # %% ../nbs/51_torch.ipynb #14-009
 import contextlib
 import contextvars
+import dataclasses
 import functools
 import math
 import threading
@@ -36,7 +37,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from .index_map import src_index_exact
 from .nearest_modes import source_index
-from .audit import node_wrong_elements
+from .audit import AuditRow, _finding
 from .onnx_reader import AxisResize, ResizeNode
 from .api import resize_nearest, check_backend
 from .api import build_request, prepare_request, run_request
@@ -883,28 +884,37 @@ def _engine_node(node, x_shape, outs, scales):
     return r, [a for a in axes if a.in_size != a.out_size or a.scale not in (None, 1)]
 
 
-def audit(module: nn.Module, example_inputs: tuple) -> list:
-    """One dict per nearest upsample in `module` traced on `example_inputs`: op, sizes, the call's
-    scale factors, PyTorch's wrong elements over every resized axis, and per implementation the
-    wrong elements of the whole output, from the audit engine of chapter 44."""
+def audit(module: nn.Module, example_inputs: tuple, torch_compile: bool = False) -> list:
+    """One `AuditRow` (chapter 44) per nearest upsample in `module` traced on `example_inputs`: op,
+    sizes, the call's scale factors, PyTorch's wrong elements over every resized axis, and per
+    implementation the wrong elements of the whole output, from the audit engine of chapter 44
+    (torch.compile run too with `torch_compile`)."""
     ep = torch.export.export(module, tuple(example_inputs))
     rows = []
     for node in ep.graph.nodes:
         name = str(node.target)
         if node.op != 'call_function' or not any(op in name for op in NEAREST_OPS):
             continue
-        x_val = node.args[0].meta['val']
-        if x_val.numel() == 0:  # copies no element (the drop-in's own traced shape check)
+        if node.args[0].meta['val'].numel() == 0:  # copies nothing (the drop-in's shape check)
             continue
-        ins, outs = tuple(x_val.shape[2:]), tuple(node.meta['val'].shape[2:])
-        scales = _node_scales(node, len(ins))
-        double = x_val.dtype == torch.float64
-        row = dict(node=node.name, op=name, input_size=ins, output_size=outs, scales=scales)
-        mode = 'nearest-exact' if 'nearest_exact' in name else 'nearest'
-        row['pytorch_wrong_elements'] = _pytorch_wrong_elements(
-            x_val.shape, outs, scales, double, mode)
-        record, axes = _engine_node(node, x_val.shape, outs, scales)
-        record.double = double  # PyTorch's float64 kernels index in double on some axes
-        row['wrong'] = node_wrong_elements(record, axes) if axes else {}
-        rows.append(row)
+        rows.append(_call_row(node, torch_compile))
     return rows
+
+
+def _call_row(node, torch_compile) -> AuditRow:
+    "The audit row of one traced upsample call."
+    x_val, name = node.args[0].meta['val'], str(node.target)
+    ins, outs = tuple(x_val.shape[2:]), tuple(node.meta['val'].shape[2:])
+    scales, double = _node_scales(node, len(ins)), x_val.dtype == torch.float64
+    mode = 'nearest-exact' if 'nearest_exact' in name else 'nearest'
+    record, axes = _engine_node(node, x_val.shape, outs, scales)
+    record.double = double  # PyTorch's float64 kernels index in double on some axes
+    convention = f'{record.coordinate_transformation_mode}/floor'
+    row = AuditRow(node.name, name, 'torch.export', convention,
+                   status='analysed: copies every axis unchanged', input_shape=tuple(x_val.shape),
+                   output_shape=tuple(x_val.shape[:2]) + outs)
+    if axes:
+        row = _finding(row, record, axes, torch_compile)
+    wrong = _pytorch_wrong_elements(x_val.shape, outs, scales, double, mode)
+    return dataclasses.replace(row, input_size=ins, output_size=outs, scales=scales,
+                               pytorch_wrong_elements=wrong)

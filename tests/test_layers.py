@@ -5,7 +5,7 @@ from pathlib import Path
 
 PKG = Path(__file__).resolve().parent.parent / 'resize_nearest'
 # function-local imports that are allowed, with the reason
-ALLOWED_LOCAL = {'torch', 'onnx', 'onnxruntime', 'cv2',            # optional peers, loaded only when compared or benchmarked
+ALLOWED_LOCAL = {'torch', 'onnx', 'onnxruntime', 'cv2', 'jax',          # optional peers, loaded only when compared or benchmarked
                  'google.protobuf',                                  # onnx's protobuf, loaded with onnx
                  'importlib',                                        # __init__'s PEP 562 lazy names
                  'resize_nearest.gather_kernels', 'resize_nearest.api'}  # the registry loads kernels lazily, as the compiler's does
