@@ -14,7 +14,7 @@ from . import backend as _backend
 from .replay import run_resize, recording_bytes
 from .cost_model import PROGRAM_BUDGET
 from .index_map import load_indices
-# chapter 20's checks and record; SUPPORTED_DTYPES and KERNEL_MODES are imported from here too
+# chapter 2.0's checks and record; SUPPORTED_DTYPES and KERNEL_MODES are imported from here too
 from .request import SUPPORTED_DTYPES, KERNEL_MODES, check_image, check_scales
 from .request import output_size, resize_maps, build_request, request_for
 from .variants import VARIANTS, CHUNK, as_compiled_problems, choose_variant
@@ -83,13 +83,13 @@ def resize_nearest_reference(
     mode: str = 'exact',  # 'exact' (integer map) or 'as_compiled' (the kernel's float32 map)
     *,
     coordinate_transformation_mode: str = 'asymmetric',  # ONNX Resize's names and values
-    nearest_mode: str = 'floor',
+    nearest_mode: str = 'floor',  # ONNX's rounding: floor, ceil, round_prefer_floor or _ceil
     scales=None,  # (scale_h, scale_w): ONNX's float32 scales, or Fractions; None: out / in
 ) -> np.ndarray:
     """NumPy nearest resize with the exact or the as-compiled index map (a new array; `x` is not
     modified)."""
     convention = (coordinate_transformation_mode, nearest_mode)
-    r = build_request(x, out_hw, *convention, scales)  # every argument checked (chapter 20)
+    r = build_request(x, out_hw, *convention, scales)  # every argument checked (chapter 2.0)
     if mode not in ('exact', 'as_compiled'):
         raise ValueError(f"mode must be 'exact' or 'as_compiled', got {mode!r}")
     if mode == 'as_compiled' and not r.compiler_map:
@@ -153,7 +153,7 @@ ON_CHIP_BYTES = 128 * 256 * 1024 * (1 + 1 + 8)
 def resize_memory_bytes(x_shape, out_shape, itemsize: int) -> int:
     """Bytes one resize holds at its peak on this machine: the input, and then the larger of the
     plan (done and freed before any run) and the run: the interpreter's on-chip tensors with either
-    a fresh run (the output and its written mask) or a recording (chapter 26), whichever is
+    a fresh run (the output and its written mask) or a recording (chapter 2.6), whichever is
     larger."""
     in_bytes = int(np.prod(x_shape)) * itemsize
     out_elements = int(np.prod(out_shape))
@@ -164,7 +164,7 @@ def resize_memory_bytes(x_shape, out_shape, itemsize: int) -> int:
 
 # %% ../nbs/31_api.ipynb #0216fece
 def _resize_plan(r, variant: str):
-    """(concrete variant, traced instructions) of request `r` (chapter 20) and a checked variant
+    """(concrete variant, traced instructions) of request `r` (chapter 2.0) and a checked variant
     name: every check that depends only on the request and the variant."""
     if variant != 'as_compiled' and r.range_problems:
         raise ValueError(
@@ -199,7 +199,7 @@ def _warn_program_size(variant, traced, x_shape, out_hw, stacklevel):
     seconds = traced * INTERPRETER_SECONDS_PER_INSTRUCTION
     warnings.warn(
         f'variant {variant!r} traces {traced:,} instructions for {x_shape} -> {out_hw}, over the'
-        f' program budget of {PROGRAM_BUDGET:,} (chapter 24); a fresh interpreter run takes about'
+        f' program budget of {PROGRAM_BUDGET:,} (chapter 2.4); a fresh interpreter run takes about'
         f' {seconds:,.0f} s. variant="auto" picks an exact variant within the budget',
         RuntimeWarning,
         stacklevel=stacklevel + 1,
@@ -207,7 +207,7 @@ def _warn_program_size(variant, traced, x_shape, out_hw, stacklevel):
 
 # %% ../nbs/31_api.ipynb #f3601ff5
 def prepare_request(r, variant: str = 'auto', stacklevel: int = 2):
-    """Check request `r` (chapter 20) against `variant` and choose its kernel: (concrete variant,
+    """Check request `r` (chapter 2.0) against `variant` and choose its kernel: (concrete variant,
     traced instructions); warns for as_compiled and for a named variant over the program budget."""
     concrete, traced = _planned(r, check_variant(variant))
     if variant != 'auto' and traced > PROGRAM_BUDGET:
@@ -237,7 +237,7 @@ def run_request(r, variant: str, x, backend: str, traced: int):
     if traced * INTERPRETER_SECONDS_PER_INSTRUCTION > RECORD_SECONDS_MAX:
         # a recording repeats the run once per probe: not for runs this long
         return _backend.run_kernel(kernel, *args, backend='cpu')
-    return run_resize(kernel, *args)  # one interpreter run per shape (chapter 26)
+    return run_resize(kernel, *args)  # one interpreter run per shape (chapter 2.6)
 
 # %% ../nbs/31_api.ipynb #07-015-1
 def resize_nearest(
@@ -250,13 +250,14 @@ def resize_nearest(
     backend: str = 'auto',  # 'auto', 'cpu' (interpreter), 'nki' (device) or 'nki-sim'
     # ONNX Resize's names and values; the default is the compiler's convention
     coordinate_transformation_mode: str = 'asymmetric',
+    # 'floor', 'ceil', 'round_prefer_floor' or 'round_prefer_ceil': ONNX's rounding of the coordinate
     nearest_mode: str = 'floor',
     # one scale per spatial axis: ONNX's float32 scales, or Fractions; None: out / in
     scales=None,
 ) -> np.ndarray:  # the resized array in x's layout, a new array
     """Nearest-neighbour resize through an NKI kernel, under any ONNX nearest convention
     (asymmetric coordinates and floor rounding unless told); by default the exact variant
-    chapter 25's model finds fastest."""
+    chapter 2.5's model finds fastest."""
     backend = check_backend(backend)
     convention = dict(
         coordinate_transformation_mode=coordinate_transformation_mode, nearest_mode=nearest_mode

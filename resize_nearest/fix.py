@@ -485,6 +485,10 @@ def fix_report(model, inputs: dict = None, every: bool = False, folder=None) -> 
     ]
 
 # %% ../nbs/45_fix.ipynb #09f35ff8
-def fix_onnx(model, inputs: dict = None, every: bool = False):
+def fix_onnx(
+    model,  # a path to an .onnx file, or an onnx.ModelProto (not modified)
+    inputs: dict = None,  # graph input name -> array, for sizes or scales fed at run time
+    every: bool = False,  # also replace nearest resizes no runtime gets wrong
+):
     "The model with every affected nearest Resize/Upsample made exact (`fix_report`'s model)."
     return fix_report(model, inputs, every)[0]

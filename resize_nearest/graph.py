@@ -189,7 +189,7 @@ def floor_div_wide(q, n, divisor: int, size: int):
 #| code-fold: true
 def build_axis_source(src, k, d0: int, axis_map, in_size: int, size: int):
     """src = clamp(floor((a*(d0 + k) + b) / c), 0, in_size - 1) for an int32 tile of lane offsets
-    0 <= k < 128, exactly (chapter 14's mapped range)."""
+    0 <= k < 128, exactly (chapter 1.4's mapped range)."""
     a, b, c = axis_map
     q0, r0 = divmod(a * d0 + b, c)  # trace-time integers, 0 <= r0 < c
     n = _col(size, 'n')

@@ -896,7 +896,7 @@ def resize_axes(r: ResizeNode) -> list:
 # %% ../nbs/43_onnx_reader.ipynb #c800de63
 def _is_identity(r, axis) -> bool:
     """Whether an axis of unchanged length n copies, decided without an index array (the axis
-    may be 2^31 long). Its source index is clamp(floor((a*d + b) / c)) (chapter 13); for
+    may be 2^31 long). Its source index is clamp(floor((a*d + b) / c)) (chapter 1.3); for
     0 < d < n-1 that equals d exactly where 0 <= (a - c)*d + b < c, which is linear in d, so it
     holds on all of them if it holds on the first and the last; d = 0 and n-1 are checked as
     they are. tf_crop_and_resize's region is an interval too: inside at both ends, inside

@@ -155,7 +155,7 @@ def _small(axis_map: tuple, in_size: int, out_size: int) -> tuple:
 def resize_maps(
     in_hw, out_hw, coordinate_transformation_mode='asymmetric', nearest_mode='floor', scales=None
 ) -> tuple:
-    """The kernels' axis maps of one ONNX nearest convention (chapter 13), rows first; () when
+    """The kernels' axis maps of one ONNX nearest convention (chapter 1.3), rows first; () when
     both are the compiler's map floor(d * in / out)."""
     convention = check_convention(coordinate_transformation_mode, nearest_mode)
     scales = (None, None) if scales is None else check_scales(scales)
@@ -176,12 +176,12 @@ class Request:
     dtype: np.dtype
     out_hw: tuple  # (out_h, out_w)
     convention: tuple  # (coordinate_transformation_mode, nearest_mode)
-    maps: tuple  # the kernels' axis maps: () for the compiler's map (chapter 14's kernel_maps)
+    maps: tuple  # the kernels' axis maps: () for the compiler's map (chapter 1.4's kernel_maps)
     axis_maps: tuple  # (rows, columns) as (a, b, c) each, the compiler's map spelled out
     range_problems: tuple  # why the exact kernels' proven range does not hold; () inside it
-    plan: ResizePlan  # chapter 14's trace-time integers of this resize
+    plan: ResizePlan  # chapter 1.4's trace-time integers of this resize
     chip: str = None  # None: any chip
-    chip_row: dict = None  # chapter 14's CHIP_TABLE row of `chip`
+    chip_row: dict = None  # chapter 1.4's CHIP_TABLE row of `chip`
     # derived from the above, set once when the record is made
     in_hw: tuple = dataclasses.field(init=False)
     channels: int = dataclasses.field(init=False)

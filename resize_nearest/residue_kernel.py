@@ -21,7 +21,7 @@ def resize_nearest_residue_kernel(data_tensor, out_shape, maps=()):
     With g = gcd(in, out), p = in / g and q = out / g on each axis, output index q*j + r copies
     source index p*j + (r*p)//q: for a fixed residue r the map is affine in j, so one DMA with
     constant strides moves every pixel of that residue, in every image. No SBUF, no index.
-    Under another nearest convention (`maps`) each axis is cut into chapter 14's segments: its
+    Under another nearest convention (`maps`) each axis is cut into chapter 1.4's segments: its
     residues between the clamped ends, and every clamped index on its own.
 
     Dimensions:

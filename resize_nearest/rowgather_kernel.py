@@ -102,7 +102,7 @@ def _gather_indices(gather: bool, parts: int, per: int, plan):
 
 # %% ../nbs/23_rowgather_kernel.ipynb #c44844c7
 def _source_rows(src_rows, row_start: int, size: int, in_h: int, out_h: int, maps):
-    "The source row of each of `size` output rows: chapter 21's column graph, or the mapped one."
+    "The source row of each of `size` output rows: chapter 2.1's column graph, or the mapped one."
     if len(maps) == 0:
         build_column_indices(src_rows, row_start, size, in_h, out_h)  # (oh * in_h) // out_h
     else:
@@ -127,7 +127,7 @@ def resize_nearest_rowgather_kernel(data_tensor, out_shape, maps=()):
         data_tensor (nl.ndarray): input HBM tensor [B, H, W, C], any supported dtype.
         out_shape (tuple): (B, OH, OW, C); one column period must fit an SBUF partition.
         maps (tuple): ((a, b, c) of rows, (a, b, c) of columns); () for the compiler's map.
-            The column map must be whole periods (chapter 14's `period_plan`).
+            The column map must be whole periods (chapter 1.4's `period_plan`).
 
     Returns:
         nl.ndarray: output HBM tensor [B, OH, OW, C] of the input's dtype.

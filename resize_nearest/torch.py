@@ -139,7 +139,7 @@ _ATEN_NEAREST = {  # mode -> spatial dimensions -> ATen's kernel (output size an
         3: torch._C._nn._upsample_nearest_exact3d,
     },
 }
-# the ONNX convention of each mode (chapter 13): nearest-exact is floor((d + 1/2) * in/out)
+# the ONNX convention of each mode (chapter 1.3): nearest-exact is floor((d + 1/2) * in/out)
 _CONVENTION = {'nearest': 'asymmetric', 'nearest-exact': 'tf_half_pixel_for_nn'}
 SCALE_STEPS = 8  # float32 steps tried on each side of in/out (or of 1/scale_factor)
 
@@ -395,7 +395,7 @@ def interpolate_nearest(
 ) -> torch.Tensor:
     """F.interpolate(mode='nearest' or 'nearest-exact') with every source index exact: (d*in)//out
     for sizes, floor(d/scale) for scale factors, with d + 1/2 for nearest-exact (the
-    table in chapter 51)."""
+    table in chapter 5.1)."""
     args = (size, scale_factor, align_corners, recompute_scale_factor, antialias)
     if backend is None and not torch.compiler.is_compiling() and type(input) is torch.Tensor:
         key = (input.shape, input.dtype, input.device, mode, _typed(args))
@@ -860,7 +860,7 @@ def _pytorch_wrong_elements(x_shape, out, scales, double: bool, mode='nearest') 
 
 # %% ../nbs/51_torch.ipynb #142d0972
 def _engine_node(node, x_shape, outs, scales):
-    """The upsample call as the audit engine's record (chapter 44): `nearest` is asymmetric/floor,
+    """The upsample call as the audit engine's record (chapter 4.4): `nearest` is asymmetric/floor,
     `nearest-exact` tf_half_pixel_for_nn/floor; scales where the call passes them."""
     exact = 'nearest_exact' in str(node.target)
     mode = 'tf_half_pixel_for_nn' if exact else 'asymmetric'
@@ -877,9 +877,9 @@ def _engine_node(node, x_shape, outs, scales):
 
 # %% ../nbs/51_torch.ipynb #0c77cf4a
 def audit(module: nn.Module, example_inputs: tuple, torch_compile: bool = False) -> list:
-    """One `AuditRow` (chapter 44) per nearest upsample in `module` traced on `example_inputs`: op,
+    """One `AuditRow` (chapter 4.4) per nearest upsample in `module` traced on `example_inputs`: op,
     sizes, the call's scale factors, PyTorch's wrong elements over every resized axis, and per
-    implementation the wrong elements of the whole output, from the audit engine of chapter 44
+    implementation the wrong elements of the whole output, from the audit engine of chapter 4.4
     (torch.compile run too with `torch_compile`)."""
     ep = torch.export.export(module, tuple(example_inputs))
     rows = []

@@ -45,7 +45,7 @@ HW_SHAPES = (
 
 # %% ../nbs/36_trainium.ipynb #52d450ec
 def case_variants(x_shape, out_hw, dtype: str, convention=('asymmetric', 'floor')) -> tuple:
-    """The variants that run a case, in the order of chapter 25's records, each within the program
+    """The variants that run a case, in the order of chapter 2.5's records, each within the program
     budget, then 'auto'; the compiled kernel also where its map leaves the image (shown, not run
     on the interpreter)."""
     dtype = ml_dtypes.bfloat16 if dtype == 'bfloat16' else dtype
@@ -182,7 +182,7 @@ def cast_rounding_probe(which: str = 'nki') -> dict:
 
 # %% ../nbs/36_trainium.ipynb #35074b03
 def _on_chip(cases, chip: str):
-    """(case, variant) pairs `chip` runs, and those it does not with the reason (chapter 14's chip
+    """(case, variant) pairs `chip` runs, and those it does not with the reason (chapter 1.4's chip
     table: no indirect DMA on NeuronCore-v2)."""
     todo, skipped = [], []
     for c in cases:

@@ -89,7 +89,7 @@ def _rowgather_problems(r) -> list:
     if g_w == 0:
         return [
             "variant 'rowgather' needs a column map of whole periods, none clamped (period_plan,"
-            f" chapter 14); the column map {tuple(r.column_map)} of widths {iw} ->"
+            f" chapter 1.4); the column map {tuple(r.column_map)} of widths {iw} ->"
             f' {ow} clamps or does not repeat in whole periods'
         ]
     return [
@@ -116,15 +116,15 @@ class Variant:
     kernel: object  # the NKI kernel function
     summary: str
     exact: bool  # every index is the exact one of its nearest convention
-    on_chip_index: bool  # builds indices on chip: the mapped graphs' range applies (chapter 14)
+    on_chip_index: bool  # builds indices on chip: the mapped graphs' range applies (chapter 1.4)
     own_problems: object  # (request) -> list of reasons, beyond the range
-    count: object  # a count function of chapter 24 (its `for_request(request)` -> dict)
+    count: object  # a count function of chapter 2.4 (its `for_request(request)` -> dict)
     indirect_dma: bool = False  # gathers rows by index (a vector_offset DMA): NeuronCore-v3+
     # its row of the README's Limits table: (index arithmetic, what it accepts, what it gives)
     limits: tuple
 
     def chip_problems(self, chip, row=None) -> list:
-        """Why this variant does not run on `chip` (chapter 14's table; `row`, its entry if known);
+        """Why this variant does not run on `chip` (chapter 1.4's table; `row`, its entry if known);
         [] where it does, or for None."""
         if chip is None or not self.indirect_dma:
             return []
@@ -138,7 +138,7 @@ class Variant:
         ]
 
     def problems(self, request, *args, **kwargs) -> list:
-        """Every reason this variant cannot run `request` (chapter 20), or a resize given as
+        """Every reason this variant cannot run `request` (chapter 2.0), or a resize given as
         (x_shape, out_hw, itemsize=4, maps=(), chip=None)."""
         r = _request(request, args, kwargs)
         found = self.chip_problems(r.chip, r.chip_row)
@@ -179,7 +179,7 @@ _EXACT = Variant(
         'float32 estimate + exact remainder correction per 128-pixel tile, split into a'
         ' trace-time base and small per-lane parts',
         'every axis ≤ 65,535 and fewer than 2³¹ elements per tensor',
-        'every index equals `(d*in)//out` (proved in chapter 15 and checked there at the'
+        'every index equals `(d*in)//out` (proved in chapter 1.5 and checked there at the'
         ' limits; tested to 64 per axis and at 65,535)',
     ),
 )
@@ -282,7 +282,7 @@ VARIANTS = {v.name: v for v in (_EXACT, _AS_COMPILED, _HOISTED, _STRIDED, _RESID
 
 # %% ../nbs/25_variants.ipynb #9fcefed0
 AUTO_LIMITS = (
-    'picks the exact variant with the lowest modelled trn2 time (chapter 24: a model from'
+    'picks the exact variant with the lowest modelled trn2 time (chapter 2.4: a model from'
     ' published bandwidths, descriptor sizes and instruction costs, not a measurement), ties to'
     ' fewer DMA transfers',
     'same range',
@@ -311,7 +311,7 @@ def check_variant(variant, auto: bool = True) -> str:
 # %% ../nbs/25_variants.ipynb #ead14bbf
 def predict_counts(variant: str, x_shape, out_hw, dtype=np.float32, maps=()) -> dict:
     """What a variant issues for an NHWC input of `x_shape` resized to `out_hw` under the axis maps
-    `maps` (chapter 24's model)."""
+    `maps` (chapter 2.4's model)."""
     return VARIANTS[check_variant(variant, auto=False)].counts(x_shape, out_hw, dtype, maps)
 
 # %% ../nbs/25_variants.ipynb #f92e211f
@@ -327,7 +327,7 @@ def interpreter_seconds(variant: str, x_shape, out_hw, dtype=np.float32, maps=()
 
 # %% ../nbs/25_variants.ipynb #d0491e7e
 def _options(r, chip) -> list:
-    "The exact variants that can run request `r` on `chip` (chapter 14's table) at all."
+    "The exact variants that can run request `r` on `chip` (chapter 1.4's table) at all."
     row = r.chip_row if chip == r.chip else chip_limits(chip)
     return [
         v.name for v in VARIANTS.values()
@@ -353,7 +353,7 @@ def _over_budget(r, chip, budget) -> ValueError:
     excluded = [v.chip_problems(chip) for v in VARIANTS.values() if v.exact]
     return ValueError(
         f'no exact variant of {r.x_shape} -> {r.out_hw} traces within the budget '
-        f'of {budget} instructions (PROGRAM_BUDGET, chapter 24) on {chip}; choose a variant '
+        f'of {budget} instructions (PROGRAM_BUDGET, chapter 2.4) on {chip}; choose a variant '
         'explicitly' + ''.join(f'; {e[0]}' for e in excluded if e)
     )
 
@@ -389,13 +389,18 @@ def resolve_variant(variant, r, budget=PROGRAM_BUDGET) -> tuple:
 
 # %% ../nbs/25_variants.ipynb #16e0454a
 def choose(r, budget=PROGRAM_BUDGET) -> str:
-    "auto's choice for request `r` (chapter 20): `choose_variant` for a request in hand."
+    "auto's choice for request `r` (chapter 2.0): `choose_variant` for a request in hand."
     return _choose(r, budget)[0]
 
 # %% ../nbs/25_variants.ipynb #fb3aaf1d
 def choose_variant(
-    x_shape, out_hw, dtype=np.float32, chip: str = 'trn2', budget=PROGRAM_BUDGET, maps=()
-) -> str:
+    x_shape,  # the NHWC input's shape
+    out_hw,  # (out_h, out_w)
+    dtype=np.float32,  # the image's element type
+    chip: str = 'trn2',  # 'trn1', 'inf2', 'trn2' or 'trn3': whose rules and costs
+    budget=PROGRAM_BUDGET,  # the most instructions a program may hold; None: any size
+    maps=(),  # per-axis (a, b, c) integer maps of a convention; (): the compiler's
+) -> str:  # the name of the chosen variant
     """The exact variant with the lowest modelled time on `chip` within `budget` (None: any size),
     under the axis maps `maps` (() for the compiler's); only variants that run on `chip`."""
     return choose(request_for(x_shape, out_hw, dtype, maps, chip), budget)

@@ -6,7 +6,7 @@ any of them fails the fast tier too:
 - 26 -> 22, 224 -> 192, 720 -> 224: the float32 product of the compiled map is off by one;
 - 7 -> 41 (output width 41): the compiled map's flattened index crosses a row boundary;
 - 1, the largest size of the sweep, and neighbours that are coprime (47 <-> 48, 63 <-> 64);
-- pairs whose products d * in cross 2^23, where the float32 map's error changes sign (chapter 11),
+- pairs whose products d * in cross 2^23, where the float32 map's error changes sign (chapter 1.1),
   are held by `ACROSS_2_23`; the 65,535 axis limit by `test_every_variant_at_the_axis_limit`."""
 import numpy as np
 

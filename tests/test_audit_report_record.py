@@ -21,7 +21,7 @@ from resize_nearest.audit import (EXACT, TENSORRT, AuditRow, RuntimeRow, audit_o
 from resize_nearest.mode_peers import JAX, TENSORRT_DOCS, TORCH_COMPILE, tensorrt_axis
 from resize_nearest.nearest_modes import source_index
 
-# the keys the reports document (chapter 44, "Typed reports"), in order
+# the keys the reports document (chapter 4.4, "Typed reports"), in order
 AUDIT_KEYS = ['node', 'op', 'where', 'convention', 'status', 'input_shape', 'output_shape',
               'input_size', 'output_size', 'scales', 'resized', 'note', 'wrong', 'unit', 'counts',
               'sources', 'pytorch_wrong_elements']

@@ -1,4 +1,4 @@
-"""The chip table (chapter 14) and what it drives: the interpreter's usable SBUF, the cost model's
+"""The chip table (chapter 1.4) and what it drives: the interpreter's usable SBUF, the cost model's
 chips and `auto` per chip. Citations: aws-neuron-sdk v2.29.1 unless named."""
 import numpy as np
 import pytest

@@ -3,7 +3,7 @@ page by page in headless Chromium (Debian's package, which `.ci/run` installs) a
 On every page: no console errors, every image loads, math is typeset (no raw $$ or \\( left), every internal link
 resolves, no Markdown table left as a paragraph of pipes, no code block or table wider than its column (nothing
 to scroll sideways), every figure shown at a legible size, and no `_empty` or machine address (`at 0x7f...`) in the
-text. The API pages list every public name. Screenshots of the home page and chapter 16 are kept outside the tree
+text. The API pages list every public name. Screenshots of the home page and chapter 1.6 are kept outside the tree
 (RESIZE_NEAREST_SCREENSHOTS, default /tmp/resize_nearest_docs_screenshots)."""
 import functools, http.server, importlib, json, os, re, shutil, subprocess, sys, threading
 from pathlib import Path

@@ -51,7 +51,7 @@ def test_a_scalar_offset_dma_runs_on_trn1():
 
 
 def test_the_interpreter_and_the_plan_agree_on_every_chip():
-    "plan.CHIP_TABLE's indirect_dma entry (chapter 14) is what the interpreter accepts."
+    "plan.CHIP_TABLE's indirect_dma entry (chapter 1.4) is what the interpreter accepts."
     for chip in CHIP_MEMORY:
         with target_chip(chip):
             try:

@@ -1,5 +1,5 @@
 """The Trainium path end to end, here: with the test-only stand-in package first on the path, tools/neuron_check.py
-and the `#| neuron` cells of chapter 36 run through the package's real-NKI code path (nothing in the package knows
+and the `#| neuron` cells of chapter 3.6 run through the package's real-NKI code path (nothing in the package knows
 about the stand-in). On a Trainium host the same commands run against the real nki; see the README."""
 import json, os, subprocess, sys
 import pytest

@@ -1,4 +1,4 @@
-"""A replayed resize (chapter 26) is a fresh interpreter run: same bits out, same counters, same
+"""A replayed resize (chapter 2.6) is a fresh interpreter run: same bits out, same counters, same
 refusals. The reference of every comparison is a fresh run of the same kernel inside
 `fresh_runs()`, which never consults the recordings."""
 import threading

@@ -1,4 +1,4 @@
-"""One resize travels as one frozen record (chapter 20's `Request`), built and checked once by the host
+"""One resize travels as one frozen record (chapter 2.0's `Request`), built and checked once by the host
 API; below it nothing works the maps out again, and a cold call crosses few module boundaries."""
 import dataclasses, json, subprocess, sys
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""The broad sweeps behind chapter 15's tile graphs (nbs/15_tile_graph.ipynb), too long for the
+"""The broad sweeps behind chapter 1.5's tile graphs (nbs/15_tile_graph.ipynb), too long for the
 chapter: the exact graph at the edges of its proof, and the compiled graph's floor correction, each
 under every way the cast may round. Both are slow: the interpreter runs thousands of tiles."""
 import random
@@ -12,7 +12,7 @@ from resize_nearest.graph import build_index_graph_as_compiled, build_index_grap
 from resize_nearest.index_map import first_row_failures, load_indices
 from resize_nearest.plan import exact_range_problems
 
-ROUNDINGS = ('rne', 'trunc', 'floor')  # the ways a float32 -> int32 cast may round (chapter 12)
+ROUNDINGS = ('rne', 'trunc', 'floor')  # the ways a float32 -> int32 cast may round (chapter 1.2)
 
 
 def _col(size):
@@ -106,7 +106,7 @@ def bare_cast_kernel(start, size, in_hw, out_hw):
 
 
 def lanes_off_float32_map(kernel, in_hw, out_hw, rounding):
-    "Lanes of every tile where `kernel` differs from the compiled float32 map (chapter 11)."
+    "Lanes of every tile where `kernel` differs from the compiled float32 map (chapter 1.1)."
     n, ref, off = out_hw[0] * out_hw[1], load_indices(in_hw, out_hw, 'as_compiled'), 0
     with nki_cpu.cast_rounding(rounding):
         for start in range(0, n, 128):

@@ -1,7 +1,7 @@
-"""Chapter 27: sequences (N, L, C) and volumes (N, D, H, W, C) resized through NKI kernels, held
+"""Chapter 2.7: sequences (N, L, C) and volumes (N, D, H, W, C) resized through NKI kernels, held
 bit for bit against `resize_nearest_nd_reference`, which computes ONNX Resize's coordinate
 formulas (onnx/docs/Operators.md, Resize-19, coordinate_transformation_mode and nearest_mode) in
-Fractions, not chapter 13's maps; that reference is itself held against tests/onnx_spec.py, an
+Fractions, not chapter 1.3's maps; that reference is itself held against tests/onnx_spec.py, an
 oracle written apart from it."""
 import itertools
 from fractions import Fraction
@@ -177,7 +177,7 @@ def test_modelled_counts_of_the_volume_kernels_equal_the_interpreter_counts(out_
         for step in volume_steps(x.shape, out_size, np.uint8, maps, variant):
             kernel, view, out_shape, extra = step
             if kernel not in (resize_nearest_volume_residue_kernel, resize_nearest_depth_kernel):
-                continue  # chapter 24's predictions, checked against the interpreter in chapter 35
+                continue  # chapter 2.4's predictions, checked against the interpreter in chapter 3.5
             with nki_cpu.counting() as counted:
                 backend.run_kernel(kernel, sample(view, np.uint8), out_shape, *extra, backend='cpu')
             model = step_counts(step, np.uint8)
@@ -186,7 +186,7 @@ def test_modelled_counts_of_the_volume_kernels_equal_the_interpreter_counts(out_
 
 def test_auto_moves_fewer_descriptors_than_the_residue_kernel_on_a_one_byte_mask():
     """One channel of uint8: every residue copy moves one-byte descriptors; auto's route (costed by
-    chapter 24's model) must move fewer, measured on the interpreter."""
+    chapter 2.4's model) must move fewer, measured on the interpreter."""
     mask = sample((1, 24, 24, 24, 1), np.uint8)
     moved = {}
     for variant in ('auto', 'residue'):

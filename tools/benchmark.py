@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Throughput of the host API on the interpreter against NumPy's gathers (chapter 35's benchmark).
+"""Throughput of the host API on the interpreter against NumPy's gathers (chapter 3.5's benchmark).
 
 Usage: python tools/benchmark.py [--repeats 5] [--json]
 Each row: the first call (it records the kernel's map), then medians of interleaved calls of the

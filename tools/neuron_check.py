@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Run every kernel on a Trainium instance through the real NKI 0.3 to 0.6 (simulator and device), under the compiler's
 convention and six other ONNX nearest conventions (one per coordinate mode); compare each output with the CPU
-interpreter bit for bit, time warmed nki.jit calls, and write a JSON report (schema: chapter 36).
+interpreter bit for bit, time warmed nki.jit calls, and write a JSON report (schema: chapter 3.6).
 
 Usage: python tools/neuron_check.py [--report figures/neuron_report.json] [--warmup 3] [--iters 10] [--chip trn2]
 --chip names the instance's chip (trn1, inf2, trn2, trn3): variants it cannot run (indirect DMA needs

@@ -820,7 +820,9 @@ def kernel_problems(fn) -> tuple:
     return problems, tuple(seen)
 
 # %% ../../nbs/a5_nki_frontend.ipynb #0e628d9f
-def check_kernel(fn) -> tuple:
+def check_kernel(
+    fn,  # a kernel function (nki.jit-decorated or plain), with the helpers it calls
+) -> tuple:
     """Raise NkiSubsetError listing every construct of kernel `fn` (and helpers) the front end
     refuses."""
     problems, seen = kernel_problems(fn)
