@@ -219,3 +219,19 @@ def test_every_parameter_of_the_face_says_what_it_means():
             if param != 'return' and not meaning and not named:
                 silent.append(f'{name}({param})')
     assert not silent, silent
+
+
+def test_readme_table_shows_the_parts_in_order_with_their_chapters():
+    "Each part of nbs/parts.json heads its chapters in the README's table, in the book's order."
+    parts = json.loads((ROOT / 'nbs' / 'parts.json').read_text(encoding='utf-8'))
+    readme = (ROOT / 'README.md').read_text(encoding='utf-8')
+    table = readme[readme.index('## Read next'):]
+    rows = re.findall(r'^\| (?:\*\*(.+?)\*\*|\[[^\]]+\]\(nbs/(\d|a)[^)]*\)) \|', table, re.M)
+    seen, current = [], None
+    for part, chapter_key in rows:
+        if part:
+            seen.append(part)
+            current = next((k for k, t in parts.items() if t == part), None)
+        elif chapter_key:
+            assert chapter_key == current, (chapter_key, current)
+    assert seen[:len(parts)] == list(parts.values()), seen
