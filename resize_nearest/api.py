@@ -250,7 +250,7 @@ def resize_nearest(
     backend: str = 'auto',  # 'auto', 'cpu' (interpreter), 'nki' (device) or 'nki-sim'
     # ONNX Resize's names and values; the default is the compiler's convention
     coordinate_transformation_mode: str = 'asymmetric',
-    # 'floor', 'ceil', 'round_prefer_floor' or 'round_prefer_ceil': ONNX's rounding of the coordinate
+    # 'floor', 'ceil', 'round_prefer_floor' or 'round_prefer_ceil': ONNX's rounding
     nearest_mode: str = 'floor',
     # one scale per spatial axis: ONNX's float32 scales, or Fractions; None: out / in
     scales=None,

@@ -296,29 +296,33 @@ def _device_resize(nhwc, out, backend: str, convention: dict):
 
 # %% ../nbs/51_torch.ipynb #22b6f699
 class _NkiResize(torch.autograd.Function):
-    "Forward: an exact NKI kernel on NHWC, through the host API; backward: the exact adjoint."
+    """Forward: an exact NKI kernel on channels-last data, through the host API (sequences, images
+    and volumes); backward: the exact adjoint, one axis at a time."""
 
     @staticmethod
     def forward(ctx, x, out, backend, scales, mode):
         ctx.in_shape, ctx.scales, ctx.mode = x.shape, scales, mode
-        nhwc = x.permute(0, 2, 3, 1)
+        last = x.permute(0, *range(2, x.dim()), 1)  # (N, C, ...) -> (N, ..., C)
+        back = (0, x.dim() - 1, *range(1, x.dim() - 1))
         convention = _kernel_convention(x.shape[2:], out, scales, mode)
         if x.device.type == 'xla':
-            y = _device_resize(nhwc, out, backend, convention)
-            return y.permute(0, 3, 1, 2).contiguous(memory_format=_memory_format(x))
+            y = _device_resize(last, out, backend, convention)
+            return y.permute(*back).contiguous(memory_format=_memory_format(x))
         # on the host, the host API's checks and choice of kernel, as for NumPy input
-        y = resize_nearest(_to_numpy(nhwc), out, backend=backend, **convention)
-        y = _from_numpy(np.asarray(y), x).permute(0, 3, 1, 2)
+        y = resize_nearest(_to_numpy(last), out, backend=backend, **convention)
+        y = _from_numpy(np.asarray(y), x).permute(*back)
         return y.contiguous(memory_format=_memory_format(x))  # the layout F.interpolate returns
 
     @staticmethod
     def backward(ctx, g):
-        (n, c, ih, iw), (oh, ow) = ctx.in_shape, g.shape[2:]
-        (s_h, s_w), mode = ctx.scales, ctx.mode
-        rows = torch.tensor(axis_target(ih, oh, s_h, mode), device=g.device)
-        cols = torch.tensor(axis_target(iw, ow, s_w, mode), device=g.device)
-        gi = g.new_zeros((n, c, ih, ow)).index_add_(2, rows, g)
-        grad = g.new_zeros((n, c, ih, iw)).index_add_(3, cols, gi)
+        grad = g
+        for axis, (size, s) in enumerate(zip(ctx.in_shape[2:], ctx.scales)):
+            dim = 2 + axis
+            source = axis_target(size, g.shape[dim], s, ctx.mode)
+            shape = list(grad.shape)
+            shape[dim] = size
+            index = torch.tensor(source, device=g.device)
+            grad = grad.new_zeros(shape).index_add_(dim, index, grad)
         return grad, None, None, None, None
 
 # %% ../nbs/51_torch.ipynb #0ca41c32
@@ -424,8 +428,13 @@ def interpolate_nearest(
 def _nki_resize(input, out, scales, backend, mode='nearest'):
     "The NKI kernel's path, after the checks only it needs."
     check_backend(backend, auto=False, none=True)
-    if input.dim() != 4:
-        raise ValueError(f'the NKI kernel resizes 4-D (N, C, H, W) input, got {input.dim()}-D')
+    if input.dim() not in (3, 4, 5):
+        raise ValueError(
+            'the NKI kernels resize 3-D (N, C, L), 4-D (N, C, H, W) or 5-D (N, C, D, H, W) input,'
+            f' got {input.dim()}-D'
+        )
+    if input.dim() != 4 and input.device.type == 'xla':
+        raise ValueError(f'on an XLA device the NKI path takes 4-D input, got {input.dim()}-D')
     if input.device.type == 'meta':
         raise ValueError('the NKI kernel copies data, and a meta tensor has none')
     return _NkiResize.apply(input, out, backend, tuple(scales), mode)
