@@ -172,3 +172,11 @@ def test_every_module_imports_only_its_layer_and_the_layers_below():
             continue  # the package's face names modules lazily, from every layer
         above = {t for t in imports(name, path, mods)[0] if t in level and level[t] > level[name]}
         assert not above, f'{name} ({LAYERS[level[name]][0]}) imports {sorted(above)} from above'
+
+
+def test_the_public_names_of_all_modules_together_are_at_most_150():
+    "A small public face: every module's `__all__`, the top level's included, at most 150 names."
+    import importlib
+    counts = {name: len(getattr(importlib.import_module(name), '__all__', []))
+              for name, _ in modules()}
+    assert counts['resize_nearest'] >= 1 and sum(counts.values()) <= 150, counts
