@@ -227,8 +227,9 @@ def check(
     out_hw,  # (out_h, out_w)
     progress: bool = False,  # show a progress bar while the libraries run
 ) -> list:
-    """`RuntimeRow`s (implementation, status, wrong, count, first_output, source, exact_source,
-    kind, basis) from running the real libraries and our kernel."""
+    """Which implementations copy a wrong source pixel when resizing in_hw to out_hw: one
+    `RuntimeRow` each (implementation, status, wrong, count, first_output, source, exact_source,
+    kind, basis), from running the real libraries and our kernel."""
     (ih, iw), (oh, ow) = check_shape('in_hw', in_hw, 2), check_shape('out_hw', out_hw, 2)
     # index images are float32: exact below 2^24 source pixels
     if ih * iw >= F32_EXACT:

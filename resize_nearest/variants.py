@@ -278,6 +278,7 @@ _ROWGATHER = Variant(
 )
 
 # %% ../nbs/25_variants.ipynb #a3c933b6
+# every variant's record by name: the values `resize_nearest(variant=...)` takes, 'auto' aside
 VARIANTS = {v.name: v for v in (_EXACT, _AS_COMPILED, _HOISTED, _STRIDED, _RESIDUE, _ROWGATHER)}
 
 # %% ../nbs/25_variants.ipynb #9fcefed0

@@ -180,3 +180,9 @@ def test_the_public_names_of_all_modules_together_are_at_most_150():
     counts = {name: len(getattr(importlib.import_module(name), '__all__', []))
               for name, _ in modules()}
     assert counts['resize_nearest'] >= 1 and sum(counts.values()) <= 150, counts
+
+
+def test_the_package_says_what_it_is():
+    "`help(resize_nearest)` opens with the package's docstring, not nothing."
+    import resize_nearest
+    assert resize_nearest.__doc__ and 'nearest-neighbour resize' in resize_nearest.__doc__

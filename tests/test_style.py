@@ -168,3 +168,40 @@ def test_export_cells_are_small():
     too_long = [s for s in sizes if s[0] > EXPORT_CELL_MAX]
     assert not too_long, too_long
     assert statistics.median(n for n, _, _ in sizes) <= EXPORT_CELL_MEDIAN
+
+
+# Chapters are named by part and place (1.5, 2.0) and appendices by letter (A3): a two-digit or
+# lettered number is an old name that no chapter carries any more
+CHAPTER_REFERENCE = re.compile(
+    r'\b(?:[Cc]hapters?|[Aa]ppendix|[Aa]ppendices)\s+(\d[\w.]*'
+    r'(?:(?:,\s+|\s+and\s+|\s+or\s+|\s*[-–]\s*|\s+to\s+)\d[\w.]*)*)')
+VALID_CHAPTER = re.compile(r'[1-5]\.[0-7]|A[1-7]')
+
+
+def stale_chapter_references(text, where):
+    found = []
+    for match in CHAPTER_REFERENCE.finditer(text):
+        for name in re.split(r',\s+|\s+and\s+|\s+or\s+|\s*[-–]\s*|\s+to\s+', match.group(1)):
+            if not VALID_CHAPTER.fullmatch(name.rstrip('.')):
+                found.append(f'{where}: {match.group(0)!r}')
+    return found
+
+
+def notebook_texts(notebook):
+    "Every cell's source and every text output of a notebook."
+    for cell in json.loads(notebook.read_text(encoding='utf-8'))['cells']:
+        yield ''.join(cell['source'])
+        for output in cell.get('outputs', []):
+            yield ''.join(output.get('text', ''))
+            yield ''.join(output.get('data', {}).get('text/markdown', ''))
+
+
+def test_chapter_references_name_chapters_that_exist():
+    found = [problem for notebook in NOTEBOOKS for text in notebook_texts(notebook)
+             for problem in stale_chapter_references(text, notebook.name)]
+    pages = sorted((ROOT / 'nbs').glob('*.md')) + MODULES + [ROOT / 'README.md']
+    found += [problem for page in pages
+              for problem in stale_chapter_references(page.read_text(encoding='utf-8'), page.name)]
+    assert not found, '\n'.join(found)
+    assert stale_chapter_references('see chapter 06b and chapters 1.3 and 14', 'x') == [
+        "x: 'chapter 06b'", "x: 'chapters 1.3 and 14'"]

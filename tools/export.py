@@ -62,5 +62,18 @@ def maker_init(self, dest, name, nb_path, is_new=True, **options):
 _nbdev_maker_init = nbdev.maker.ModuleMaker.__init__
 nbdev.maker.ModuleMaker.__init__ = maker_init
 
+
+
+def docstring_first(init: Path):
+    """Put the package's docstring above `__version__`: nbdev writes the version line first
+    (put_version_in_init), which leaves `resize_nearest.__doc__` None and `help()` silent."""
+    lines = init.read_text().split('\n')
+    if not (lines[0].startswith('__version__') and lines[1].startswith('"""')):
+        return
+    end = next(i for i, line in enumerate(lines[1:], 1) if line.rstrip().endswith('"""'))
+    init.write_text('\n'.join(lines[1:end + 1] + [lines[0]] + lines[end + 1:]))
+
+
 if __name__ == '__main__':
     nbdev_export()
+    docstring_first(Path(__file__).resolve().parent.parent / 'resize_nearest' / '__init__.py')
