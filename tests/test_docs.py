@@ -184,14 +184,19 @@ def test_readme_chapter_table_lists_every_chapter_by_its_title():
         assert re.sub(r'[`·]', ' ', title).split() == words, (name, title, heading)
 
 
-def test_tables_break_identifiers_only_where_they_cannot_fit():
-    "`overflow-wrap: anywhere` lets a table cell split `rowgather` mid-word; the site uses break-word."
+def test_tables_break_identifiers_only_between_their_parts():
+    """`overflow-wrap: anywhere` on code split `rowgather` mid-word in a table cell; code in tables
+    now wraps at spaces and at a <wbr> after each underscore or dot, which the site build adds."""
     import importlib.util
     spec = importlib.util.spec_from_file_location('build_docs', ROOT / 'tools' / 'build_docs.py')
     build_docs = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(build_docs)
-    table_rules = [r for r in build_docs.SITE_CSS.split('}') if 'table' in r.split('{')[0]]
-    assert table_rules and not [r for r in table_rules if 'anywhere' in r], table_rules
+    code_rules = [r for r in build_docs.SITE_CSS.split('}') if 'table code' in r.split('{')[0]]
+    assert code_rules and not [r for r in code_rules if 'anywhere' in r], code_rules
+    cell = '<td><code><span class="pre">resize_nearest.rowgather</span></code></td>'
+    assert build_docs.identifier_breaks(cell + '<p><span class="pre">a_b</span></p>') == (
+        '<td><code><span class="pre">resize_<wbr>nearest.<wbr>rowgather</span></code></td>'
+        '<p><span class="pre">a_b</span></p>')
 
 
 def test_readme_first_screen_says_who_it_is_for_the_trainium_status_and_the_ways_in():

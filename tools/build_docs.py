@@ -330,13 +330,27 @@ div.highlight pre { font-size: 12.5px; line-height: 1.45; }
 div.cell_output div.highlight pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 div.cell_output table { font-size: 12.5px; }
 article table { max-width: 100%; }
-article table td, article table th { overflow-wrap: break-word; padding: 0.2em 0.4em; }
-/* break-word: a cell breaks an identifier only when it cannot fit a line of its own, so a
-   table never shows `rowgathe` / `r` */
-article table code, article table code .pre { white-space: normal; overflow-wrap: break-word; }
-div.cell_output table td, div.cell_output table th { overflow-wrap: break-word; }
+article table td, article table th { overflow-wrap: anywhere; padding: 0.2em 0.4em; }
+/* code in a table wraps only at spaces and at the <wbr> that identifier_breaks() puts after each
+   underscore and dot: never `rowgathe` / `r` */
+article table code, article table code .pre {
+  white-space: normal; overflow-wrap: normal; word-break: normal; }
+div.cell_output table td, div.cell_output table th { overflow-wrap: anywhere; }
 div.cell_output img, article img { max-width: 100%; height: auto; }
 """
+
+
+TABLE_CELL = re.compile(r'<t[dh][ >].*?</t[dh]>', re.S)
+CODE_TEXT = re.compile(r'(<span class="pre">)([^<]*)(</span>)')
+
+
+def identifier_breaks(html: str) -> str:
+    "A line-break opportunity (<wbr>) after each underscore and dot of the code in table cells."
+    def in_code(span):
+        text = re.sub(r'([_.])(?=\w)', r'\1<wbr>', span.group(2))
+        return span.group(1) + text + span.group(3)
+
+    return TABLE_CELL.sub(lambda cell: CODE_TEXT.sub(in_code, cell.group(0)), html)
 
 
 def toctree(caption: str, entries) -> str:
@@ -419,6 +433,8 @@ def main():
     ]
     if subprocess.run(sphinx, cwd=ROOT).returncode:
         sys.exit('sphinx failed')
+    for page in args.out.rglob('*.html'):
+        page.write_text(identifier_breaks(page.read_text(encoding='utf-8')), encoding='utf-8')
     print(
         f'site written to {args.out} ({len(chapters) + 1} chapter pages, {len(pages)} reference '
         f'pages, {len(mods)} API pages); open {args.out / "index.html"}'
