@@ -9,6 +9,7 @@ __all__ = ['resize_nearest_fixed_dma_kernel', 'resize_nearest_exact_kernel']
 
 # %% ../nbs/16_gather_kernels.ipynb #04-003
 from .backend import nki, nl, nisa
+from .tiles import dtype_bytes, flat_views, kernel_shapes
 from resize_nearest.graph import (
     build_index_graph_as_compiled,
     build_index_graph_exact,
@@ -16,40 +17,6 @@ from resize_nearest.graph import (
 )
 from .plan import TILE, channel_chunk, in_exact_range, in_mapped_range
 from .plan import kernel_maps
-
-# %% ../nbs/16_gather_kernels.ipynb #04-005-0
-def dtype_bytes(dtype) -> int:
-    "Bytes per element of an NKI dtype."
-    if dtype == nl.float32 or dtype == nl.int32 or dtype == nl.uint32:
-        return 4
-    if dtype == nl.float16 or dtype == nl.bfloat16 or dtype == nl.int16 or dtype == nl.uint16:
-        return 2
-    assert dtype == nl.int8 or dtype == nl.uint8 or dtype == nl.bool_, (
-        f'no element size known for dtype {dtype}'
-    )
-    return 1
-
-# %% ../nbs/16_gather_kernels.ipynb #f24c1776
-def kernel_shapes(data_tensor, out_shape):
-    """(in_b, in_h, in_w, in_c, out_h, out_w) of an NHWC input and a 4-tuple output shape (validated
-    by the host)."""
-    in_b, in_h, in_w, in_c = data_tensor.shape
-    out_b, out_h, out_w, out_c = out_shape
-    assert out_b == in_b and out_c == in_c, (
-        f'out_shape {out_shape} must keep batch and channels of {data_tensor.shape}'
-    )
-    return in_b, in_h, in_w, in_c, out_h, out_w
-
-# %% ../nbs/16_gather_kernels.ipynb #f76f23e9
-def flat_views(data_tensor, out_shape):
-    "The output tensor in shared HBM, and both tensors viewed as (pixels, channels) tables."
-    in_b, in_h, in_w, in_c, out_h, out_w = kernel_shapes(data_tensor, out_shape)
-    out_tensor = nl.ndarray(tuple(out_shape), dtype=data_tensor.dtype, buffer=nl.shared_hbm)
-    return (
-        out_tensor,
-        data_tensor.reshape((in_b * in_h * in_w, in_c)),
-        out_tensor.reshape((in_b * out_h * out_w, in_c)),
-    )
 
 # %% ../nbs/16_gather_kernels.ipynb #d52fa8d7
 def gather_store_chunk(data_flat, out_flat, load_indices, rows, channels):

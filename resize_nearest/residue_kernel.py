@@ -10,7 +10,7 @@ __all__ = ['resize_nearest_residue_kernel']
 
 # %% ../nbs/22_residue_kernel.ipynb #05b-004
 from .backend import nki, nl, nisa
-from .gather_kernels import kernel_shapes
+from .tiles import kernel_shapes
 from .plan import residue_plan, axis_maps, axis_segments, axis_segment
 
 # %% ../nbs/22_residue_kernel.ipynb #05b-006

@@ -11,7 +11,7 @@ __all__ = ['resize_nearest_hoisted_kernel', 'resize_nearest_strided_kernel']
 # %% ../nbs/21_row_kernels.ipynb #ec5791d4
 from .backend import nki, nl, nisa
 from .graph import floor_div, build_mapped_indices
-from .gather_kernels import kernel_shapes, flat_views, dtype_bytes
+from .tiles import kernel_shapes, flat_views, dtype_bytes
 from .plan import TILE, channel_chunk, in_exact_range, in_mapped_range
 from .plan import axis_maps, column_map, kernel_maps, map_width_ratio, source_of
 

@@ -10,7 +10,7 @@ __all__ = ['resize_nearest_rowgather_kernel']
 
 # %% ../nbs/23_rowgather_kernel.ipynb #05c-004
 from .backend import nki, nl, nisa
-from .gather_kernels import kernel_shapes, dtype_bytes
+from .tiles import kernel_shapes, dtype_bytes
 from .row_kernels import build_column_indices
 from .graph import build_mapped_indices
 from resize_nearest.plan import (

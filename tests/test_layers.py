@@ -98,13 +98,14 @@ def book():
 
 
 def chapter_of_module():
-    "Module name -> the chapter that exports it (its `#| default_exp`)."
+    "Module name -> the chapter that exports it (its `#| default_exp`, or `#| export <module>`)."
     owners = {}
     for path in book():
         for cell in json.loads(path.read_text(encoding='utf-8'))['cells']:
-            found = re.search(r'^#\| default_exp (\S+)', ''.join(cell['source']), re.M)
-            if found:
-                owners['resize_nearest.' + found.group(1).replace('.__init__', '')] = path.name
+            # a notebook's own module, and any module a cell exports to by name
+            for found in re.findall(r'^#\| (?:default_exp|exporti?) (\S+)', ''.join(cell['source']),
+                                    re.M):
+                owners.setdefault('resize_nearest.' + found.replace('.__init__', ''), path.name)
     return owners
 
 
