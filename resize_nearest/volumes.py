@@ -34,6 +34,8 @@ from resize_nearest.plan import (
 )
 from .cost_model import segment_shapes, predict_time
 from .variants import VARIANTS, choose_variant, predict_counts
+# chapter 2.0's dtypes, modes and option checks: a volume is checked as an image is
+from .request import SUPPORTED_DTYPES, KERNEL_MODES, check_convention, _check_choice
 
 # %% ../nbs/27_volumes.ipynb #27-006
 # free dimensions of one access pattern (aws-neuron-sdk v2.29.1 nki/deep-dives/nki-aps.rst:23-28)
@@ -219,10 +221,6 @@ def resize_nearest_nd_reference(
     return out
 
 # %% ../nbs/27_volumes.ipynb #60cb6622
-SUPPORTED_DTYPES = tuple(
-    np.dtype(d)
-    for d in ('float32', 'float16', 'int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32')
-) + (np.dtype(ml_dtypes.bfloat16),)
 LAYOUTS = {3: '(N, L, C)', 4: '(N, H, W, C)', 5: '(N, D, H, W, C)'}
 
 # %% ../nbs/27_volumes.ipynb #fb6be217
@@ -305,18 +303,6 @@ def nd_variants(ndim: int) -> tuple:
     if ndim == 5:
         return ('auto', 'residue', 'planes') + tuple(f'planes:{v}' for v in EXACT_2D)
     return ('auto',) + EXACT_2D
-
-# %% ../nbs/27_volumes.ipynb #27-034
-def check_choice(name: str, value, allowed: tuple) -> str:
-    "`value` if it is one of the strings `allowed`; else TypeError/ValueError naming `name`."
-    if not isinstance(value, str):
-        raise TypeError(f'{name} must be a string, one of {allowed}; got {value!r}')
-    if value not in allowed:
-        raise ValueError(f'{name} must be one of {allowed}, got {value!r}')
-    return value
-
-# %% ../nbs/27_volumes.ipynb #d5e35991
-KERNEL_MODES = tuple(m for m in COORDINATE_MODES if m != 'tf_crop_and_resize')  # copies only
 
 # %% ../nbs/27_volumes.ipynb #9b1dfec5
 def nd_maps(in_size, out_size, mode='asymmetric', nearest_mode='floor', scales=None) -> tuple:
@@ -491,9 +477,8 @@ def resize_nearest_nd(
     """Exact nearest resize of a sequence, an image or a volume through NKI kernels, under any ONNX
     nearest convention: every argument checked first, then the kernel runs of `volume_steps`."""
     x = check_volume(x)
-    check_choice('variant', variant, nd_variants(x.ndim))
-    check_choice('coordinate_transformation_mode', coordinate_transformation_mode, KERNEL_MODES)
-    check_choice('nearest_mode', nearest_mode, NEAREST_MODES)
+    _check_choice('variant', variant, nd_variants(x.ndim))
+    check_convention(coordinate_transformation_mode, nearest_mode)
     spatial = x.shape[1:-1]
     exact = None if scales is None else check_nd_scales(scales, len(spatial))
     out_size = nd_output_size(spatial, out_size, exact)
