@@ -15,20 +15,20 @@ __all__ = ['resize_nearest', 'resize_nearest_reference', 'resize_nearest_grad',
 # resolve on first use (PEP 562), so `import resize_nearest` stays cheap and does not import the
 # kernels; chapter 3.2 relies on that to show the registry importing them lazily.
 _LAZY = {
-    'resize_nearest': 'api',
-    'resize_nearest_reference': 'api',
-    'resize_nearest_grad': 'grad',
-    'resize_nearest_fixed_dma_kernel': 'gather_kernels',
-    'resize_nearest_exact_kernel': 'gather_kernels',
-    'VARIANTS': 'variants',
-    'choose_variant': 'variants',
-    'load_indices': 'index_map',
-    'src_index_exact': 'index_map',
-    'src_index_fp32': 'index_map',
+    'resize_nearest': 'host.api',
+    'resize_nearest_reference': 'host.api',
+    'resize_nearest_grad': 'compiler.grad',
+    'resize_nearest_fixed_dma_kernel': 'kernels.gather',
+    'resize_nearest_exact_kernel': 'kernels.gather',
+    'VARIANTS': 'host.variants',
+    'choose_variant': 'host.variants',
+    'load_indices': 'maps.index_map',
+    'src_index_exact': 'maps.index_map',
+    'src_index_fp32': 'maps.index_map',
     'check_kernel': 'nki_cpu.frontend',
-    'check': 'audit',
-    'audit_onnx': 'audit',
-    'fix_onnx': 'fix',
+    'check': 'models.audit',
+    'audit_onnx': 'models.audit',
+    'fix_onnx': 'models.fix',
 }
 # nbdev writes these into __all__ (it reads a literal list): `from resize_nearest import *` gets the
 # face; tests/test_layers.py holds it equal to _LAZY

@@ -16,18 +16,20 @@ from pathlib import Path
 from matplotlib.figure import Figure
 from matplotlib.colors import LogNorm
 from matplotlib.ticker import MaxNLocator
-from . import backend as _backend, nki_cpu
-from .api import resize_nearest, resize_nearest_reference
-from .compare import kernel_sweep
-from .audit import check, audit_onnx, audit_sizes, affected, is_affected
-from .audit import EXACT, TENSORRT, TFLITE
-from .fix import fix_report
-from .nearest_modes import COORDINATE_MODES, NEAREST_MODES
-from .onnx_reader import ModelReadError, _all_tensors, _model_folder, load_model
-from .plan import F32_EXACT, MAX_AXIS
+from . import nki_cpu
+from .kernels import backend as _backend
+from .host.api import resize_nearest, resize_nearest_reference
+from .studies.compare import kernel_sweep
+from .models.audit import check, audit_onnx, audit_sizes, affected, is_affected
+from .models.audit import EXACT, TENSORRT, TFLITE
+from .models.fix import fix_report
+from .maps.nearest_modes import COORDINATE_MODES, NEAREST_MODES
+from .models.onnx_reader import ModelReadError, _all_tensors, _model_folder
+from .models.onnx_reader import load_model
+from .maps.plan import F32_EXACT, MAX_AXIS
 from .nki_cpu.frontend import kernel_problems
-from .variants import VARIANTS
-from .tables import Table
+from .host.variants import VARIANTS
+from .studies.tables import Table
 
 # %% ../nbs/52_cli.ipynb #3aa007a8
 def _integer_ticks(ax):

@@ -32,15 +32,15 @@ except ModuleNotFoundError as missing:  # a bare 'No module named torch' names n
     ) from missing
 import torch.nn as nn
 import torch.nn.functional as F
-from .index_map import src_index_exact
-from .nearest_modes import source_index
-from .audit import AuditRow, _finding
+from .maps.index_map import src_index_exact
+from .maps.nearest_modes import source_index
+from .models.audit import AuditRow, _finding
 
 # %% ../nbs/51_torch.ipynb #9c354c4c
-from .onnx_reader import AxisResize, ResizeNode
-from .api import resize_nearest, check_backend
-from .api import build_request, prepare_request, run_request
-from .benchmark import median_seconds, sample_seconds
+from .models.onnx_reader import AxisResize, ResizeNode
+from .host.api import resize_nearest, check_backend
+from .host.api import build_request, prepare_request, run_request
+from .studies.benchmark import median_seconds, sample_seconds
 
 # %% ../nbs/51_torch.ipynb #eb6ab24a
 @functools.lru_cache(maxsize=512)

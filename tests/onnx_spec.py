@@ -1,6 +1,6 @@
 """The ONNX Resize specification's nearest formulas in Fraction arithmetic: an oracle written from
 the operator's documentation (onnx/docs/Operators.md, Resize-19: coordinate_transformation_mode and
-nearest_mode), independent of resize_nearest.nearest_modes and of every kernel."""
+nearest_mode), independent of resize_nearest.maps.nearest_modes and of every kernel."""
 import glob
 import math
 import os

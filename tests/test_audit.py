@@ -2,9 +2,9 @@
 graphs built here, and the check/audit commands' exit codes."""
 import io, json, os, subprocess, sys, numpy as np, pytest, onnx, torch, torch.nn.functional as F
 from onnx import helper, TensorProto
-from resize_nearest.audit import onnxruntime_rule, opencv_rule, wrong_pixels, check, audit_onnx, affected
-from resize_nearest.compare import onnxruntime_indices, opencv_indices, torch_indices
-from resize_nearest.index_map import src_index_fp32
+from resize_nearest.models.audit import onnxruntime_rule, opencv_rule, wrong_pixels, check, audit_onnx, affected
+from resize_nearest.studies.compare import onnxruntime_indices, opencv_indices, torch_indices
+from resize_nearest.maps.index_map import src_index_fp32
 from cli_run import run_cli
 
 def test_rules_equal_the_real_libraries():

@@ -15,11 +15,12 @@ import onnx
 import pytest
 
 from hostile_onnx import one_resize
-from resize_nearest import audit as audit_module, cli
-from resize_nearest.audit import (EXACT, TENSORRT, AuditRow, RuntimeRow, audit_onnx, audit_sizes,
+from resize_nearest import cli
+from resize_nearest.models import audit as audit_module
+from resize_nearest.models.audit import (EXACT, TENSORRT, AuditRow, RuntimeRow, audit_onnx, audit_sizes,
                                   check)
-from resize_nearest.mode_peers import JAX, TENSORRT_DOCS, TORCH_COMPILE, tensorrt_axis
-from resize_nearest.nearest_modes import source_index
+from resize_nearest.studies.mode_peers import JAX, TENSORRT_DOCS, TORCH_COMPILE, tensorrt_axis
+from resize_nearest.maps.nearest_modes import source_index
 
 # the keys the reports document (chapter 4.4, "Typed reports"), in order
 AUDIT_KEYS = ['node', 'op', 'where', 'convention', 'status', 'input_shape', 'output_shape',

@@ -3,7 +3,7 @@ TFLite's RESIZE_NEAREST_NEIGHBOR is modelled from its 16.16 fixed-point kernel (
 tensorflow/lite/kernels/internal/resize_nearest_neighbor_test.cc, is_valid_scale, computes
 height_scale_int = (input_height << 16) / output_height + 1 and in_y = (y * scale) >> 16)."""
 from hostile_onnx import one_resize
-from resize_nearest.audit import TFLITE, audit_onnx
+from resize_nearest.models.audit import TFLITE, audit_onnx
 
 
 def tflite_rows(in_size, out_size):

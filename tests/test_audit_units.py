@@ -11,8 +11,8 @@ import pytest
 
 from hostile_onnx import one_resize
 from resize_nearest import cli
-from resize_nearest.audit import audit_onnx, check, count_text
-from resize_nearest.index_map import src_index_exact, src_index_fp32
+from resize_nearest.models.audit import audit_onnx, check, count_text
+from resize_nearest.maps.index_map import src_index_exact, src_index_fp32
 
 PER_IMAGE = '1,143 of 36,864 output pixels per image'
 

@@ -2,9 +2,9 @@
 the real-NKI detection, placeholders and the environment variable."""
 import os, subprocess, sys, numpy as np, pytest
 from pathlib import Path
-from resize_nearest import backend
-from resize_nearest.gather_kernels import resize_nearest_exact_kernel
-from resize_nearest.api import resize_nearest_reference
+from resize_nearest.kernels import backend
+from resize_nearest.kernels.gather import resize_nearest_exact_kernel
+from resize_nearest.host.api import resize_nearest_reference
 import resize_nearest.nki_cpu as cpu_nki, resize_nearest.nki_cpu.isa as cpu_isa
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,10 +28,10 @@ def test_bind_reaches_helpers():
     assert cpu_nki.stats()['per_kind'].get('gpsimd.iota') == 1                                  # iota lives in graph.py
 
 def test_env_var_is_read_when_a_kernel_runs():
-    assert _py('from resize_nearest import backend; print(backend.default_backend())', RESIZE_NEAREST_BACKEND='cpu').stdout.strip() == 'cpu'
-    r = _py('from resize_nearest import backend; backend.default_backend()', RESIZE_NEAREST_BACKEND='nki')
+    assert _py('from resize_nearest.kernels import backend; print(backend.default_backend())', RESIZE_NEAREST_BACKEND='cpu').stdout.strip() == 'cpu'
+    r = _py('from resize_nearest.kernels import backend; backend.default_backend()', RESIZE_NEAREST_BACKEND='nki')
     assert r.returncode != 0 and 'needs the real NKI' in r.stderr
-    code = ('import numpy as np; from resize_nearest import resize_nearest, backend\n'
+    code = ('import numpy as np; from resize_nearest import resize_nearest; from resize_nearest.kernels import backend\n'
             'x = np.ones((1, 2, 2, 1), np.float32)\nprint(resize_nearest(x, (3, 3), backend="cpu").sum())\n'
             'try: resize_nearest(x, (3, 3))\nexcept ValueError as e: print("ValueError:", e)')
     r = _py(code, RESIZE_NEAREST_BACKEND='tpu')        # a junk value breaks neither import nor backend='cpu'
@@ -44,18 +44,18 @@ def test_placeholder_nki_package_is_reported(tmp_path):
     (tmp_path / 'nki' / '__init__.py').write_text("raise ImportError('WRONG PACKAGE. Please install the package from Neuron Repository')")
     (tmp_path / 'nki-0.0.1.dist-info').mkdir()
     (tmp_path / 'nki-0.0.1.dist-info' / 'METADATA').write_text('Metadata-Version: 2.1\nName: nki\nVersion: 0.0.1\n')
-    r = _py('from resize_nearest import backend; print(backend.describe())', PYTHONPATH=f'{tmp_path}:{ROOT}')
+    r = _py('from resize_nearest.kernels import backend; print(backend.describe())', PYTHONPATH=f'{tmp_path}:{ROOT}')
     assert 'nki_cpu interpreter' in r.stdout and 'WRONG PACKAGE' in r.stdout
     assert 'placeholder package from the public index installed: nki 0.0.1' in r.stdout
 
 def test_module_without_entry_points_is_not_real(tmp_path):
     (tmp_path / 'nki').mkdir()
     for f in ('__init__', 'language', 'isa'): (tmp_path / 'nki' / f'{f}.py').write_text('')
-    r = _py('from resize_nearest import backend; print(backend.describe())', PYTHONPATH=f'{tmp_path}:{ROOT}')
+    r = _py('from resize_nearest.kernels import backend; print(backend.describe())', PYTHONPATH=f'{tmp_path}:{ROOT}')
     assert 'nki_cpu interpreter' in r.stdout and 'lacks jit, simulate)' in r.stdout
 
 def test_standin_takes_the_real_nki_path():
-    code = ('import numpy as np; from resize_nearest import backend, resize_nearest, resize_nearest_reference\n'
+    code = ('import numpy as np; from resize_nearest import resize_nearest, resize_nearest_reference; from resize_nearest.kernels import backend\n'
             'print(backend.default_backend()); print(backend.describe())\n'
             'x = np.random.default_rng(0).random((2, 26, 26, 3), dtype=np.float32)\n'
             'for b in ("auto", "cpu", "nki", "nki-sim"):\n'

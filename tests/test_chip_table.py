@@ -1,10 +1,10 @@
-"""The chip table (chapter 1.4) and what it drives: the interpreter's usable SBUF, the cost model's
+"""The chip table (appendix E1a) and what it drives: the interpreter's usable SBUF, the cost model's
 chips and `auto` per chip. Citations: aws-neuron-sdk v2.29.1 unless named."""
 import numpy as np
 import pytest
-from resize_nearest.plan import CHIP_TABLE, CHIP_SOURCES, chip_limits
-from resize_nearest.variants import VARIANTS, choose_variant, exact_options, predict_counts
-from resize_nearest.cost_model import predict_time
+from resize_nearest.maps.plan import CHIP_TABLE, CHIP_SOURCES, chip_limits
+from resize_nearest.host.variants import VARIANTS, choose_variant, exact_options, predict_counts
+from resize_nearest.host.cost_model import predict_time
 from resize_nearest.nki_cpu.memory import MachineRuleError, allocate, sbuf, target_chip
 
 INDIRECT = {'exact', 'as_compiled', 'hoisted', 'rowgather'}  # the kernels with a vector_offset DMA
@@ -84,7 +84,7 @@ def test_cost_model_has_every_chip(chip):
 
 def test_neuron_check_runs_only_what_the_chip_runs():
     "The Trainium report lists, per chip, the pairs not run and why (nki-dge.rst:169-173)."
-    from resize_nearest.trainium import HW_CASES, _on_chip
+    from resize_nearest.studies.trainium import HW_CASES, _on_chip
     todo, skipped = _on_chip(HW_CASES, 'trn1')
     assert {v for _, v in todo} <= {'strided', 'residue', 'auto'}
     assert {s['variant'] for s in skipped} == INDIRECT and all('NeuronCore-v2' in s['reason'] for s in skipped)

@@ -109,7 +109,7 @@ def test_kernel_problems_of_a_too_deep_expression_is_a_value_error(deep_module):
 
 
 def test_lint_reports_a_too_deep_kernel_as_an_error_not_a_refusal(deep_module, capsys):
-    target = 'resize_nearest.residue_kernel:resize_nearest_residue_kernel'
+    target = 'resize_nearest.kernels.residue:resize_nearest_residue_kernel'
     code, out, err = run_cli(['lint', 'deep_kernels:deep_kernel', target], capsys)
     assert code == 2 and 'Traceback' not in err
     assert out.startswith('ERROR deep_kernels:deep_kernel: deep_kernel (') and 'FAIL' not in out

@@ -17,14 +17,14 @@ from cli_run import run_cli
 from hypothesis import given, settings, strategies as st
 
 from resize_nearest import cli, nki_cpu
-from resize_nearest.api import prepare_resize, resize_memory_bytes, resize_nearest
-from resize_nearest.grad import resize_nearest_grad
-from resize_nearest.gather_kernels import resize_nearest_exact_kernel
+from resize_nearest.host.api import prepare_resize, resize_memory_bytes, resize_nearest
+from resize_nearest.compiler.grad import resize_nearest_grad
+from resize_nearest.kernels.gather import resize_nearest_exact_kernel
 from resize_nearest.nki_cpu import language as nl
-from resize_nearest.registry import (
+from resize_nearest.compiler.registry import (
     make_resize_instruction, trace_internal_kernel, validate_resize_nearest, Instruction,
     TensorInfo)
-from resize_nearest.replay import clear_cache, fresh_runs
+from resize_nearest.host.replay import clear_cache, fresh_runs
 
 
 # --- lint -------------------------------------------------------------------------------------
@@ -65,7 +65,7 @@ def test_lint_of_a_module_that_exits_on_import_is_a_usage_error(kernel_modules, 
     ('os:getcwd', 'not a kernel function'),
     ('odd_targets:NotAKernel', 'not a kernel function'),
     ('odd_targets:LIMIT', 'not a kernel function'),
-    ('resize_nearest.index_map:MAX_INDEX', 'not a kernel function'),
+    ('resize_nearest.maps.index_map:MAX_INDEX', 'not a kernel function'),
     ('odd_targets:square', 'lambda'),
     ('odd_targets:made_by_exec', 'no source file'),
 ])

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from resize_nearest import nki_cpu
-from resize_nearest.api import resize_nearest
+from resize_nearest.host.api import resize_nearest
 from resize_nearest.nki_cpu import isa, memory
-from resize_nearest.replay import fresh_runs
+from resize_nearest.host.replay import fresh_runs
 
 SMALL = np.arange(16, dtype=np.float32).reshape(1, 4, 4, 1)
 # rows of 2048x4 float32: one run keeps over half of trn1's SBUF partition live at its peak

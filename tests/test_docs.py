@@ -95,7 +95,7 @@ def test_site_in_chromium(browser_path, site):
     from playwright.sync_api import sync_playwright
     html, base = site
     names = pages(html)
-    chapters = sorted(p.stem for p in (ROOT / 'nbs').glob('[0-9a]*.ipynb'))
+    chapters = sorted(p.stem for p in (ROOT / 'nbs').glob('[0-9ae]*.ipynb'))
     assert set(f'{c}.html' for c in chapters) <= set(names) and 'index.html' in names
     SHOTS.mkdir(parents=True, exist_ok=True)
     problems = []
@@ -175,7 +175,7 @@ def test_readme_chapter_table_lists_every_chapter_by_its_title():
     readme = (ROOT / 'README.md').read_text(encoding='utf-8')
     table = readme[readme.index('## Read next'):]
     linked = re.findall(r'^\| \[([^\]]+)\]\(nbs/([^)]+)\)', table, re.M)
-    chapters = sorted((ROOT / 'nbs').glob('[0-9a]*.ipynb')) + sorted((ROOT / 'nbs').glob('*.md'))
+    chapters = sorted((ROOT / 'nbs').glob('[0-9ae]*.ipynb')) + sorted((ROOT / 'nbs').glob('*.md'))
     assert [name for _, name in linked] == [p.name for p in chapters]
     for (title, name), path in zip(linked, chapters):
         text = path.read_text(encoding='utf-8')

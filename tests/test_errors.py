@@ -3,10 +3,10 @@ import re
 import subprocess, sys, numpy as np, pytest, ml_dtypes
 from pathlib import Path
 from resize_nearest import resize_nearest, resize_nearest_reference
-from resize_nearest.backend import run_kernel
-from resize_nearest.gather_kernels import resize_nearest_exact_kernel, resize_nearest_fixed_dma_kernel
-from resize_nearest.registry import trace_internal_kernel, make_resize_instruction
-from resize_nearest.grad import resize_nearest_grad, resize_nearest_grad_as_compiled
+from resize_nearest.kernels.backend import run_kernel
+from resize_nearest.kernels.gather import resize_nearest_exact_kernel, resize_nearest_fixed_dma_kernel
+from resize_nearest.compiler.registry import trace_internal_kernel, make_resize_instruction
+from resize_nearest.compiler.grad import resize_nearest_grad, resize_nearest_grad_as_compiled
 
 ROOT = Path(__file__).resolve().parent.parent
 X = np.arange(2 * 4 * 5 * 3, dtype=np.float32).reshape(2, 4, 5, 3)
@@ -33,7 +33,7 @@ def test_resize_nearest_bad_input(x, out_hw, exc, msg):
 
 @pytest.mark.parametrize('x, sizes', [(X[0], 1), (X[None], 3)])
 def test_sequences_and_volumes_take_one_size_per_spatial_axis(x, sizes):
-    "A 3-D array is a sequence and a 5-D one a volume (chapter 2.7); the reference is NHWC only."
+    "A 3-D array is a sequence and a 5-D one a volume (chapter 2.6); the reference is NHWC only."
     with pytest.raises(ValueError, match=rf'out_size must be a tuple of {sizes} positive integers .* got \(3, 3\)'):
         resize_nearest(x, (3, 3))
     with pytest.raises(ValueError, match=rf'x must be 4-D NHWC .* got shape {re.escape(str(x.shape))}'):

@@ -1,6 +1,6 @@
 """The RNE cast and the cast-plus-correction floor against torch and numpy."""
 import numpy as np, torch
-from resize_nearest.floor import rne_cast_int32, rne_cast_int, floor_via_cast, check_floor_exhaustive
+from resize_nearest.maps.floor import rne_cast_int32, rne_cast_int, floor_via_cast, check_floor_exhaustive
 
 def test_rne_cast_matches_torch_round_half_even():
     rng = np.random.default_rng(0)

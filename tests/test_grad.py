@@ -1,7 +1,7 @@
 """Gradients against PyTorch autograd, and the described lowering's verbatim legality errors."""
 import numpy as np, pytest, torch, torch.nn.functional as F
 from math import prod
-from resize_nearest.grad import lower_resize_nearest_grad, resize_nearest_grad, resize_nearest_grad_as_compiled, LoweringError
+from resize_nearest.compiler.grad import lower_resize_nearest_grad, resize_nearest_grad, resize_nearest_grad_as_compiled, LoweringError
 
 def autograd(g, input_shape):
     x = torch.zeros(input_shape, dtype=torch.from_numpy(g).dtype).permute(0, 3, 1, 2).requires_grad_()

@@ -1,6 +1,6 @@
 """Index maps against independent implementations: Python integers, struct-free float32 via torch, real PyTorch."""
 import numpy as np, pytest, torch, torch.nn.functional as F
-from resize_nearest.index_map import src_index_exact, src_index_fp32, load_indices, first_row_failures, fp32_mismatch_counts
+from resize_nearest.maps.index_map import src_index_exact, src_index_fp32, load_indices, first_row_failures, fp32_mismatch_counts
 
 def test_exact_matches_python_integers():
     rng = np.random.default_rng(0)

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 import resize_nearest.nki_cpu.isa as nisa
 from resize_nearest import resize_nearest
-from resize_nearest.index_map import load_indices
+from resize_nearest.maps.index_map import load_indices
 from resize_nearest.nki_cpu.memory import (
     CHIP_MEMORY, MachineRuleError, allocate, current_chip, from_numpy, read, sbuf, target_chip, write,
 )
-from resize_nearest.plan import chip_limits
+from resize_nearest.maps.plan import chip_limits
 
 TABLE = np.arange(8, dtype=np.float32).reshape(4, 2)
 
@@ -51,7 +51,7 @@ def test_a_scalar_offset_dma_runs_on_trn1():
 
 
 def test_the_interpreter_and_the_plan_agree_on_every_chip():
-    "plan.CHIP_TABLE's indirect_dma entry (chapter 1.4) is what the interpreter accepts."
+    "plan.CHIP_TABLE's indirect_dma entry (appendix E1a) is what the interpreter accepts."
     for chip in CHIP_MEMORY:
         with target_chip(chip):
             try:

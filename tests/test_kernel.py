@@ -1,9 +1,9 @@
 """Both kernels on the interpreter against the integer map, the float32 map and real PyTorch."""
 import numpy as np, pytest, torch, torch.nn.functional as F, warnings, ml_dtypes
-from resize_nearest import backend
-from resize_nearest.api import resize_nearest, resize_nearest_reference, SUPPORTED_DTYPES
-from resize_nearest.gather_kernels import resize_nearest_exact_kernel, resize_nearest_fixed_dma_kernel
-from resize_nearest.index_map import load_indices
+from resize_nearest.kernels import backend
+from resize_nearest.host.api import resize_nearest, resize_nearest_reference, SUPPORTED_DTYPES
+from resize_nearest.kernels.gather import resize_nearest_exact_kernel, resize_nearest_fixed_dma_kernel
+from resize_nearest.maps.index_map import load_indices
 from samples import ACROSS_2_23, sample_pairs
 
 def run(kernel, x, out_hw):

@@ -10,9 +10,9 @@ import resize_nearest.nki_cpu.isa as nisa
 from resize_nearest.nki_cpu.memory import (
     MachineRuleError, NkiError, from_numpy, read, target_chip, write,
 )
-from resize_nearest.plan import rowgather_copy_periods
-from resize_nearest.cost_model import rowgather_counts
-from resize_nearest.rowgather_kernel import resize_nearest_rowgather_kernel
+from resize_nearest.maps.plan import rowgather_copy_periods
+from resize_nearest.host.cost_model import rowgather_counts
+from resize_nearest.kernels.rowgather import resize_nearest_rowgather_kernel
 from machine_rule_cases import NEW_CASES, tile
 
 

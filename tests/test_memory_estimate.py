@@ -6,8 +6,8 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from resize_nearest.api import prepare_resize, resize_memory_bytes, resize_nearest
-from resize_nearest.replay import clear_cache, record, recording_bytes
+from resize_nearest.host.api import prepare_resize, resize_memory_bytes, resize_nearest
+from resize_nearest.host.replay import clear_cache, record, recording_bytes
 
 
 def peak_bytes(f, *args) -> int:

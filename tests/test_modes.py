@@ -17,19 +17,20 @@ import pytest
 from samples import sample_pairs
 from onnx_spec import (CONFORMANCE, KERNEL_MODES, ROUNDINGS, conformance_case, spec_map,
                        spec_resize)
-from resize_nearest import backend, nki_cpu, resize_nearest
-from resize_nearest.api import output_size, resize_maps, resize_nearest_reference
-from resize_nearest.backend import nl, nisa
-from resize_nearest.benchmark import measured_counts
-from resize_nearest.graph import build_mapped_indices
-from resize_nearest.mode_peers import opencv_axis, torch_axis
-from resize_nearest.nearest_modes import affine_params
-from resize_nearest.onnx_reader import read_resizes, resize_axes
-from resize_nearest.plan import (TILE, axis_segment, axis_segments, map_width_ratio, period_plan,
+from resize_nearest import nki_cpu, resize_nearest
+from resize_nearest.kernels import backend
+from resize_nearest.host.api import output_size, resize_maps, resize_nearest_reference
+from resize_nearest.kernels.backend import nl, nisa
+from resize_nearest.studies.benchmark import measured_counts
+from resize_nearest.kernels.graph import build_mapped_indices
+from resize_nearest.studies.mode_peers import opencv_axis, torch_axis
+from resize_nearest.maps.nearest_modes import affine_params
+from resize_nearest.models.onnx_reader import read_resizes, resize_axes
+from resize_nearest.maps.plan import (TILE, axis_segment, axis_segments, map_width_ratio, period_plan,
                                  source_of)
-from resize_nearest.registry import (ALIGN_CORNERS_ERRORS, make_resize_instruction,
+from resize_nearest.compiler.registry import (ALIGN_CORNERS_ERRORS, make_resize_instruction,
                                      set_registry_kernel, trace_internal_kernel)
-from resize_nearest.variants import VARIANTS, predict_counts
+from resize_nearest.host.variants import VARIANTS, predict_counts
 
 CONVENTIONS = [(m, r) for m in KERNEL_MODES for r in ROUNDINGS]
 EXACT = ('exact', 'hoisted', 'strided', 'residue', 'rowgather')

@@ -7,9 +7,13 @@ import pytest
 import resize_nearest.nki_cpu as nki
 import resize_nearest.nki_cpu.language as nl
 from resize_nearest.nki_cpu.memory import NKI_VERSIONS, current_nki_version, partition_capacity
-from resize_nearest import gather_kernels, row_kernels, residue_kernel, rowgather_kernel, graph
+from resize_nearest.kernels import gather as gather_kernels
 
 
+from resize_nearest.kernels import rows as row_kernels
+from resize_nearest.kernels import residue as residue_kernel
+from resize_nearest.kernels import rowgather as rowgather_kernel
+from resize_nearest.kernels import graph
 def test_versions_and_their_sdks():
     "index.rst:15-36: 0.6 ships in 2.32, 0.5 in 2.31, 0.4 in 2.30, 0.3 in 2.29."
     assert NKI_VERSIONS == {'0.3': '2.29', '0.4': '2.30', '0.5': '2.31', '0.6': '2.32'}

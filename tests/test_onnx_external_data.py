@@ -7,8 +7,8 @@ import numpy as np
 import onnx
 import pytest
 
-from resize_nearest.audit import audit_onnx
-from resize_nearest.onnx_reader import ModelReadError, load_model, read_resizes
+from resize_nearest.models.audit import audit_onnx
+from resize_nearest.models.onnx_reader import ModelReadError, load_model, read_resizes
 from hostile_onnx import cli_audit, external_sizes, one_resize, runtime_sizes, write_sizes
 
 

@@ -10,7 +10,7 @@ from onnx import TensorProto, helper
 
 from hostile_onnx import resize_node, sizes_tensor
 from onnx_spec import spec_map
-from resize_nearest.fix import fix_onnx, fix_report
+from resize_nearest.models.fix import fix_onnx, fix_report
 
 
 def model_of(nodes, inputs, initializers=(), outputs=None, functions=()):

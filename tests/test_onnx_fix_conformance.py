@@ -10,7 +10,7 @@ import onnxruntime as ort
 import pytest
 
 from onnx_spec import CONFORMANCE, conformance_case
-from resize_nearest.fix import fix_report
+from resize_nearest.models.fix import fix_report
 
 
 @pytest.mark.parametrize('folder', CONFORMANCE, ids=os.path.basename)

@@ -10,10 +10,10 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from resize_nearest import onnx_reader
-from resize_nearest.audit import audit_onnx
-from resize_nearest.nearest_modes import COORDINATE_MODES, NEAREST_MODES, source_index
-from resize_nearest.onnx_reader import (
+from resize_nearest.models import onnx_reader
+from resize_nearest.models.audit import audit_onnx
+from resize_nearest.maps.nearest_modes import COORDINATE_MODES, NEAREST_MODES, source_index
+from resize_nearest.models.onnx_reader import (
     AxisResize, ModelReadError, ResizeNode, read_resizes, resize_axes,
 )
 from hostile_onnx import (
@@ -186,7 +186,7 @@ def test_an_opset_1_upsample_is_named_as_itself():
 
 def test_check_of_sizes_the_memory_cannot_hold_is_refused_before_any_work(monkeypatch):
     "check's engine for any convention: 1 -> 2^31 - 1 columns, refused as the audit refuses it."
-    from resize_nearest.audit import convention_wrong_pixels
+    from resize_nearest.models.audit import convention_wrong_pixels
 
     _physical_memory(monkeypatch, 16)
     with pytest.raises(ValueError, match=r'checking \(1, 1\) -> \(1, 2147483647\) needs .* GiB'):
@@ -196,8 +196,9 @@ def test_check_of_sizes_the_memory_cannot_hold_is_refused_before_any_work(monkey
 def test_a_node_whose_analysis_fails_keeps_the_columns_the_text_report_prints(
         tmp_path, monkeypatch, capsys):
     "A failure inside one node's analysis: its row still has every column, and the text prints."
-    from resize_nearest import audit, cli
+    from resize_nearest import cli
 
+    from resize_nearest.models import audit
     def broken(r, axes):
         raise RuntimeError('an engine broke')
 

@@ -16,8 +16,8 @@ import onnxruntime
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from resize_nearest import onnx_reader
-from resize_nearest.onnx_reader import read_resizes
+from resize_nearest.models import onnx_reader
+from resize_nearest.models.onnx_reader import read_resizes
 from hostile_onnx import model_of, resize_node, runtime_sizes, sizes_tensor
 
 
@@ -71,7 +71,7 @@ def test_reading_a_model_costs_about_its_file_size(tmp_path):
 
 READ_RSS = """
 import sys
-from resize_nearest.onnx_reader import read_resizes
+from resize_nearest.models.onnx_reader import read_resizes
 
 def peak_kib():  # VmHWM: this process's peak resident memory (ru_maxrss survives exec)
     lines = open('/proc/self/status').read().splitlines()

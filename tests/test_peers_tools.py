@@ -1,9 +1,9 @@
 """The Trainium check refuses cleanly without a real nki (the peer extractors are tested in test_audit.py)."""
 import subprocess, sys, numpy as np, pytest
 from pathlib import Path
-from resize_nearest.trainium import read_neuron_report, neuron_check
-from resize_nearest.index_map import load_indices
-from resize_nearest import backend
+from resize_nearest.studies.trainium import read_neuron_report, neuron_check
+from resize_nearest.maps.index_map import load_indices
+from resize_nearest.kernels import backend
 
 ROOT = Path(__file__).resolve().parent.parent
 

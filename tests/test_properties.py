@@ -2,7 +2,7 @@
 import numpy as np, ml_dtypes, warnings
 from hypothesis import given, settings, strategies as st, HealthCheck
 from resize_nearest import resize_nearest
-from resize_nearest.index_map import load_indices
+from resize_nearest.maps.index_map import load_indices
 import resize_nearest.nki_cpu as nki
 import resize_nearest.nki_cpu.language as nl
 import resize_nearest.nki_cpu.isa as nisa

@@ -5,8 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from resize_nearest import trainium, variants
+from resize_nearest.studies import trainium
 
+
+from resize_nearest.host import variants
 ROOT = Path(__file__).resolve().parent.parent
 
 

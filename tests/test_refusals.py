@@ -5,11 +5,11 @@ import os, subprocess, sys, threading, time, warnings, numpy as np, pytest, ml_d
 from pathlib import Path
 from hypothesis import given, settings, strategies as st, HealthCheck
 from resize_nearest import resize_nearest, resize_nearest_reference, nki_cpu
-from resize_nearest.index_map import load_indices, src_index_exact, src_index_fp32
-from resize_nearest.compare import kernel_sweep
-from resize_nearest.grad import resize_nearest_grad, lower_resize_nearest_grad
-from resize_nearest.registry import TensorInfo, Instruction, make_resize_instruction, trace_internal_kernel
-from resize_nearest.benchmark import measured_counts
+from resize_nearest.maps.index_map import load_indices, src_index_exact, src_index_fp32
+from resize_nearest.studies.compare import kernel_sweep
+from resize_nearest.compiler.grad import resize_nearest_grad, lower_resize_nearest_grad
+from resize_nearest.compiler.registry import TensorInfo, Instruction, make_resize_instruction, trace_internal_kernel
+from resize_nearest.studies.benchmark import measured_counts
 
 ROOT = Path(__file__).resolve().parent.parent
 NEG = ((1, 1), (679079, 15))          # the as-compiled map reaches -1 at output pixel 10186169

@@ -1,8 +1,8 @@
 """The registry contract as described for neuronx-cc 2.24: every verbatim message, the lazy build, miss, builder, trace."""
 import subprocess, sys, numpy as np, pytest
 from pathlib import Path
-import resize_nearest.registry as reg
-from resize_nearest.api import resize_nearest_reference
+import resize_nearest.compiler.registry as reg
+from resize_nearest.host.api import resize_nearest_reference
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -14,9 +14,9 @@ def test_config_fields_and_defaults():
     assert list(inspect.signature(reg.InternalKernelConfig).parameters) == ['kernel_func', 'operand_count', 'additional_args_builder', 'requires_multicore_grid', 'output_is_parameter']
 
 def test_lazy_build_once_in_fresh_process():
-    code = ("import sys, resize_nearest.registry as r; assert r._INTERNAL_KERNEL_REGISTRY is None; "
-            "assert 'resize_nearest.gather_kernels' not in sys.modules; a = r.get_internal_kernel_registry(); "
-            "assert 'resize_nearest.gather_kernels' in sys.modules; b = r.get_internal_kernel_registry(); "
+    code = ("import sys, resize_nearest.compiler.registry as r; assert r._INTERNAL_KERNEL_REGISTRY is None; "
+            "assert 'resize_nearest.kernels.gather' not in sys.modules; a = r.get_internal_kernel_registry(); "
+            "assert 'resize_nearest.kernels.gather' in sys.modules; b = r.get_internal_kernel_registry(); "
             "assert a is b and r.BUILDS == 1; print('ok')")
     assert subprocess.run([sys.executable, '-c', code], cwd=ROOT, capture_output=True, text=True).stdout.strip() == 'ok'
 

@@ -1,4 +1,4 @@
-"""A replayed resize (chapter 2.6) is a fresh interpreter run: same bits out, same counters, same
+"""A replayed resize (appendix E2b) is a fresh interpreter run: same bits out, same counters, same
 refusals. The reference of every comparison is a fresh run of the same kernel inside
 `fresh_runs()`, which never consults the recordings."""
 import threading
@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from resize_nearest import nki_cpu
-from resize_nearest.api import resize_nearest
-from resize_nearest.replay import clear_cache, fresh_runs, record
-from resize_nearest.variants import VARIANTS
+from resize_nearest.host.api import resize_nearest
+from resize_nearest.host.replay import clear_cache, fresh_runs, record
+from resize_nearest.host.variants import VARIANTS
 
 DTYPES = (np.float32, np.uint8, ml_dtypes.bfloat16, np.int16, np.float16, np.uint32)
 CASES = (((2, 26, 26, 3), (22, 22)), ((1, 7, 41, 5), (9, 82)), ((1, 48, 96, 2), (24, 32)))
@@ -78,7 +78,7 @@ def test_the_interpreter_settings_key_the_recording(setting):
 
 def test_a_recording_is_never_used_under_other_settings(monkeypatch):
     "The settings are part of the cache key: each setting records its own run."
-    from resize_nearest import replay
+    from resize_nearest.host import replay
 
     recorded = []
     real_record = replay.record
@@ -128,7 +128,7 @@ def test_threads_replay_their_own_shapes_and_counts():
 
 
 def test_a_kernel_that_computes_on_its_input_is_not_recorded():
-    from resize_nearest.backend import nisa, nl
+    from resize_nearest.kernels.backend import nisa, nl
 
     def add_one_kernel(data_tensor, out_shape):
         out = nl.ndarray(out_shape, dtype=data_tensor.dtype, buffer=nl.shared_hbm)

@@ -1,4 +1,4 @@
-"""One resize travels as one frozen record (chapter 2.0's `Request`), built and checked once by the host
+"""One resize travels as one frozen record (appendix E2a's `Request`), built and checked once by the host
 API; below it nothing works the maps out again, and a cold call crosses few module boundaries."""
 import dataclasses, json, subprocess, sys
 from pathlib import Path
@@ -6,8 +6,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from resize_nearest import api, plan, variants
-from resize_nearest.request import Request, build_request, request_for
+from resize_nearest.host import api
+
+from resize_nearest.maps import plan
+
+from resize_nearest.host import variants
+from resize_nearest.host.request import Request, build_request, request_for
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -20,8 +24,10 @@ ROOT = Path(__file__).resolve().parent.parent
 COLD_CALL = r'''
 import collections, json, sys
 import numpy as np
-from resize_nearest import backend, plan, replay
-from resize_nearest.api import resize_nearest
+from resize_nearest.kernels import backend
+from resize_nearest.maps import plan
+from resize_nearest.host import replay
+from resize_nearest.host.api import resize_nearest
 STOP = {replay.run_resize.__code__, backend.run_kernel.__code__}
 MAPS = {plan.kernel_maps.__code__: 'kernel_maps', plan.axis_maps.__code__: 'axis_maps',
         plan.exact_range_problems.__code__: 'exact_range_problems'}
@@ -75,7 +81,7 @@ def test_a_call_computes_the_maps_once_in_process(monkeypatch):
         calls.append(args)
         return real(*args)
 
-    for module in ('request', 'cost_model', 'variants', 'api'):  # wherever the name was imported
+    for module in ('host.request', 'host.cost_model', 'host.variants', 'host.api'):  # wherever the name was imported
         mod = sys.modules[f'resize_nearest.{module}']
         if hasattr(mod, 'kernel_maps'):
             monkeypatch.setattr(mod, 'kernel_maps', counted)

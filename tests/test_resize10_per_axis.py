@@ -5,9 +5,9 @@ import numpy as np
 import onnxruntime as ort
 from onnx import TensorProto, helper
 
-from resize_nearest.audit import audit_onnx
-from resize_nearest.fix import fix_report
-from resize_nearest.onnx_reader import read_resizes
+from resize_nearest.models.audit import audit_onnx
+from resize_nearest.models.fix import fix_report
+from resize_nearest.models.onnx_reader import read_resizes
 
 
 from onnx_spec import spec_map

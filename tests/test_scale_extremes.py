@@ -6,9 +6,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from resize_nearest.api import check_scales, resize_nearest, resize_nearest_reference
-from resize_nearest.cost_model import axis_sources
-from resize_nearest.nearest_modes import COORDINATE_MODES, NEAREST_MODES
+from resize_nearest.host.api import check_scales, resize_nearest, resize_nearest_reference
+from resize_nearest.host.cost_model import axis_sources
+from resize_nearest.maps.nearest_modes import COORDINATE_MODES, NEAREST_MODES
 
 CONVENTIONS = [(m, r) for m in COORDINATE_MODES[:-1] for r in NEAREST_MODES]
 

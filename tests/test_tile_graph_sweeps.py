@@ -6,11 +6,13 @@ import random
 import numpy as np
 import pytest
 
-from resize_nearest import backend, nki_cpu
-from resize_nearest.backend import nl, nisa
-from resize_nearest.graph import build_index_graph_as_compiled, build_index_graph_exact
-from resize_nearest.index_map import first_row_failures, load_indices
-from resize_nearest.plan import exact_range_problems
+from resize_nearest import nki_cpu
+
+from resize_nearest.kernels import backend
+from resize_nearest.kernels.backend import nl, nisa
+from resize_nearest.kernels.graph import build_index_graph_as_compiled, build_index_graph_exact
+from resize_nearest.maps.index_map import first_row_failures, load_indices
+from resize_nearest.maps.plan import exact_range_problems
 
 ROUNDINGS = ('rne', 'trunc', 'floor')  # the ways a float32 -> int32 cast may round (chapter 1.2)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from resize_nearest.torch import interpolate_nearest, ResizeNearest, exact_indices, audit, patch
 from resize_nearest.torch import _floor_quotient
 import torch.nn as nn
-from resize_nearest.index_map import src_index_exact
+from resize_nearest.maps.index_map import src_index_exact
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 torch = pytest.importorskip('torch')
-from resize_nearest import backend  # noqa: E402
+from resize_nearest.kernels import backend  # noqa: E402
 from resize_nearest import torch as rt  # noqa: E402
-from resize_nearest.variants import VARIANTS, choose_variant  # noqa: E402
+from resize_nearest.host.variants import VARIANTS, choose_variant  # noqa: E402
 
 
 class XlaLike:

@@ -12,7 +12,7 @@ import onnxruntime as ort
 import pytest
 import torch
 
-from resize_nearest.audit import audit_onnx
+from resize_nearest.models.audit import audit_onnx
 from resize_nearest.torch import patch
 
 # torch 2.13's TorchScript exporter warns that it is deprecated (DeprecationWarning), and its

@@ -1,9 +1,9 @@
 """Hoisted, strided and residue variants against the integer map; predicted counts against the interpreter; auto's choice."""
 import numpy as np, pytest
 from resize_nearest import resize_nearest
-from resize_nearest.plan import width_ratio
-from resize_nearest.variants import predict_counts, choose_variant, exact_options, VARIANTS
-from resize_nearest.benchmark import measured_counts
+from resize_nearest.maps.plan import width_ratio
+from resize_nearest.host.variants import predict_counts, choose_variant, exact_options, VARIANTS
+from resize_nearest.studies.benchmark import measured_counts
 from samples import ACROSS_2_23, sample_pairs
 
 def ref(x, o):
@@ -126,9 +126,9 @@ def test_predicted_counts_equal_measured(x_shape, out_hw):
 
 def test_auto_choice():
     "auto takes the lowest modelled trn2 time (chapter 2.4), ties to fewer DMA transfers."
-    from resize_nearest.cost_model import predict_time
+    from resize_nearest.host.cost_model import predict_time
     time_of = lambda v, shape, out: predict_time(predict_counts(v, shape, out), shape, out)
-    from resize_nearest.plan import rowgather_fits
+    from resize_nearest.maps.plan import rowgather_fits
     assert choose_variant((1, 1080, 1920, 3), (720, 1280), np.uint8) == 'rowgather'   # 3-byte pixels: only whole rows make big descriptors
     for shape, out in [((1, 512, 512, 64), (768, 768)), ((2, 224, 224, 3), (192, 192)), ((1, 7, 7, 8), (41, 41)), ((10, 30, 20, 1280), (59, 38))]:
         options = ['exact', 'hoisted', 'residue'] + (['rowgather'] if rowgather_fits(shape[2], out[1], shape[3], 4) else [])
@@ -137,7 +137,7 @@ def test_auto_choice():
 
 def test_auto_respects_the_program_budget():
     "auto never picks a variant whose traced program passes PROGRAM_BUDGET, and says so when none fits."
-    from resize_nearest.cost_model import PROGRAM_BUDGET
+    from resize_nearest.host.cost_model import PROGRAM_BUDGET
     for shape, out in [((1, 512, 512, 64), (768, 768)), ((1, 4320, 7680, 1), (2160, 3840)), ((1, 1080, 1920, 3), (719, 1279))]:
         sizes = {v: predict_counts(v, shape, out)['traced_instructions'] for v in exact_options(shape, out)}
         fits = [v for v, n in sizes.items() if n <= PROGRAM_BUDGET]
@@ -200,9 +200,9 @@ def test_every_exact_variant_across_2_23(variant):
 
 # --- the cast rounding: every exact variant must not depend on how float -> int casts round -----------
 ROUNDINGS = ('rne', 'trunc', 'floor')
-from resize_nearest.backend import nl, nisa
-from resize_nearest.row_kernels import build_column_indices
-from resize_nearest.graph import build_index_graph_exact
+from resize_nearest.kernels.backend import nl, nisa
+from resize_nearest.kernels.rows import build_column_indices
+from resize_nearest.kernels.graph import build_index_graph_exact
 
 def _column_map_kernel(start, size, in_w, out_w):
     cols = nl.ndarray((size, 1), dtype=nl.int32, buffer=nl.sbuf)
@@ -222,7 +222,8 @@ def _exact_map_kernel(start, size, in_hw, out_hw):
 
 def check_index_graphs(rounding, pairs):
     "The column/row map (hoisted, rowgather) and the flat exact graph on each (in, out) under one cast rounding."
-    from resize_nearest import backend, nki_cpu
+    from resize_nearest import nki_cpu
+    from resize_nearest.kernels import backend
     with nki_cpu.cast_rounding(rounding):
         for i, o in pairs:
             want = np.arange(o) * i // o
@@ -262,7 +263,7 @@ def test_every_variant_exact_under_other_roundings_on_a_sample(rounding, variant
 def check_under_rounding(rounding, variant, cases):
     "Each (shape, out) through one variant under one cast rounding, against the NumPy reference."
     from resize_nearest import nki_cpu
-    from resize_nearest.api import resize_nearest_reference
+    from resize_nearest.host.api import resize_nearest_reference
     rng = np.random.default_rng(3)
     with nki_cpu.cast_rounding(rounding):
         for shape, out in cases:

@@ -1,4 +1,4 @@
-"""Chapter 2.7: sequences (N, L, C) and volumes (N, D, H, W, C) resized through NKI kernels, held
+"""Chapter 2.6: sequences (N, L, C) and volumes (N, D, H, W, C) resized through NKI kernels, held
 bit for bit against `resize_nearest_nd_reference`, which computes ONNX Resize's coordinate
 formulas (onnx/docs/Operators.md, Resize-19, coordinate_transformation_mode and nearest_mode) in
 Fractions, not chapter 1.3's maps; that reference is itself held against tests/onnx_spec.py, an
@@ -11,10 +11,12 @@ import numpy as np
 import pytest
 
 from onnx_spec import spec_map
-from resize_nearest import nki_cpu, backend, volumes
+from resize_nearest import nki_cpu
+from resize_nearest.kernels import backend
+from resize_nearest.host import volumes
 from resize_nearest.nki_cpu import isa as cpu_isa
 from resize_nearest.nki_cpu.frontend import check_kernel
-from resize_nearest.volumes import (
+from resize_nearest.host.volumes import (
     KERNEL_MODES,
     nd_maps,
     nd_variants,
@@ -27,7 +29,7 @@ from resize_nearest.volumes import (
     resize_nearest_volume_residue_kernel,
     onnx_source_index,
 )
-from resize_nearest.nearest_modes import NEAREST_MODES
+from resize_nearest.maps.nearest_modes import NEAREST_MODES
 
 CONVENTIONS = list(itertools.product(KERNEL_MODES, NEAREST_MODES))
 DTYPES = (np.uint8, np.float32, ml_dtypes.bfloat16)

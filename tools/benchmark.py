@@ -9,8 +9,8 @@ import argparse
 import json
 import signal
 
-from resize_nearest.benchmark import benchmark
-from resize_nearest.tables import Table
+from resize_nearest.studies.benchmark import benchmark
+from resize_nearest.studies.tables import Table
 
 signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet exit when piped into head
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

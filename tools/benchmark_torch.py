@@ -7,7 +7,7 @@ Usage: python tools/benchmark_torch.py [--repeats 9] [--json]
 import argparse
 import json
 
-from resize_nearest.tables import Table
+from resize_nearest.studies.tables import Table
 from resize_nearest.torch import benchmark_torch
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -414,7 +414,7 @@ def main():
     args = ap.parse_args()
     shutil.rmtree(args.src, ignore_errors=True)
     args.src.mkdir(parents=True)
-    chapters = sorted((ROOT / 'nbs').glob('[0-9a]*.ipynb'))
+    chapters = sorted((ROOT / 'nbs').glob('[0-9ae]*.ipynb'))
     pages = sorted((ROOT / 'nbs').glob('*.md'))
     stage_pages(args.src, chapters, pages)
     mods = stage_api(args.src)

@@ -21,7 +21,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests'))
 from onnx_spec import KERNEL_MODES, ROUNDINGS, spec_resize  # noqa: E402
-from resize_nearest.variants import VARIANTS as RECORDS  # noqa: E402
+from resize_nearest.host.variants import VARIANTS as RECORDS  # noqa: E402
 
 VARIANTS = tuple(name for name, v in RECORDS.items() if v.exact)  # every exact record
 LIMIT = 65535
@@ -42,7 +42,7 @@ def size_cases(max_size: int, limit: bool) -> list:
 def sweep_convention(job) -> dict:
     "Runs, wrong runs and refusals of every variant under one convention."
     from resize_nearest import resize_nearest
-    from resize_nearest.replay import fresh_runs
+    from resize_nearest.host.replay import fresh_runs
     mode, rounding, cases = job
     rng = np.random.default_rng(0)
     result = {v: dict(runs=0, wrong=0, refused=0, first_wrong=None) for v in VARIANTS}

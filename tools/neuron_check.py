@@ -11,9 +11,9 @@ Exit status: 0 every row bit exact (or the documented out-of-bounds case), 1 som
 """
 import argparse, json, os, sys
 os.environ.setdefault('NKI_PRECISE_FP', '1')   # before nki is imported: the simulator keeps bfloat16 as bfloat16
-from resize_nearest import backend
-from resize_nearest.trainium import neuron_check, report_table
-from resize_nearest.plan import CHIP_TABLE
+from resize_nearest.kernels import backend
+from resize_nearest.studies.trainium import neuron_check, report_table
+from resize_nearest.maps.plan import CHIP_TABLE
 
 ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 ap.add_argument('--report', default='figures/neuron_report.json')
