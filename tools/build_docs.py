@@ -287,9 +287,16 @@ def modules() -> list:
         if p.name in ('_modidx.py',):
             continue
         name = '.'.join(p.relative_to(ROOT).with_suffix('').parts).replace('.__init__', '')
-        if name != 'resize_nearest':
+        empty_folder = p.name == '__init__.py' and not p.read_text(encoding='utf-8').strip()
+        if name != 'resize_nearest' and not empty_folder:
             mods.append(name)
     return mods
+
+
+def layer_of(modname: str) -> str:
+    "The package folder a module sits in (its layer), or 'face' for the top-level entry points."
+    parts = modname.split('.')
+    return parts[1] if len(parts) > 2 or parts[1] == 'nki_cpu' else 'face'
 
 
 CONF = '''
@@ -388,9 +395,12 @@ def stage_api(src: Path) -> list:
         ' lives in its module, one page per module below, generated from the exported code.\n\n'
         + face_table()
     )
-    (src / 'api' / 'index.md').write_text(
-        index + toctree('Modules', mods).replace(':hidden:\n', '')
-    )
+    # ground floor first, as DESIGN.md's layer table has them
+    floors = ['nki_cpu', 'maps', 'kernels', 'host', 'compiler', 'studies', 'models', 'face']
+    layers = sorted(dict.fromkeys(layer_of(m) for m in mods), key=floors.index)
+    tocs = ''.join(toctree(f'Layer: {layer}', [m for m in mods if layer_of(m) == layer])
+                   for layer in layers)
+    (src / 'api' / 'index.md').write_text(index + tocs.replace(':hidden:\n', ''))
     return mods
 
 
