@@ -5,7 +5,9 @@ Usage: python tools/run_nbs.py [NOTEBOOK ...] [--flags "neuron"]
 Without notebooks it runs every nbs/*.ipynb whose name does not start with '_' or '.'.
 Cells are skipped when they carry `#| eval: false`, contain `nbdev_export(`, or carry a flag from
 settings.ini `tst_flags` that is not named in --flags (the same rules as nbdev 2.4.14 `test_nb`).
-Skipped cells keep no stale output: their outputs are cleared. Figures are written to figures/ only here
+A cell skipped for a flag (`slow`) keeps the output of the last run that did run it (chapter prose
+leans on it; tests/test_book.py checks it is there); other skipped cells keep none. Figures are written
+to figures/ only here
 (RESIZE_NEAREST_FIGURES=1), never under nbdev_test.
 """
 import argparse, configparser, os, sys, time
@@ -27,10 +29,16 @@ def skip_cell(cell, skip_flags):
     if direc.get('eval:', [''])[0].lower() == 'false': return True
     return bool(skip_flags & direc.keys())
 
+def flag_skipped(cell, skip_flags) -> bool:
+    "A code cell skipped only for a flag such as `slow`: its committed output stays."
+    direc = extract_directives(cell, remove=False) or {}
+    return cell.cell_type == 'code' and bool(skip_flags & direc.keys())
+
 def run(path: Path, skip_flags) -> bool:
     nb = read_nb(path)
     for c in nb.cells:
-        if c.cell_type == 'code': c.outputs, c.execution_count = [], None
+        if c.cell_type == 'code' and not flag_skipped(c, skip_flags):
+            c.outputs, c.execution_count = [], None
     os.environ['IN_TEST'] = '1'  # same environment nbdev_test gives notebooks
     os.environ['RESIZE_NEAREST_FIGURES'] = '1'  # only this tool writes figures/ (nbdev_test and pytest never do)
     sys.path.insert(0, str(ROOT))
