@@ -111,7 +111,7 @@ def resize_nearest_exact_kernel(data_tensor, out_shape, maps=()):
 
     Dimensions:
         B: images; H, W: input height and width; C: channels
-        OH, OW: output height and width (inside appendix E1a's proven exact range)
+        OH, OW: output height and width (inside the proven exact range, chapter 1.4)
 
     Args:
         data_tensor (nl.ndarray): input HBM tensor [B, H, W, C], any supported dtype.
