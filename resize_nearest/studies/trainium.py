@@ -423,6 +423,9 @@ def compiled_model_check(trace=None, widths=SWEEP_WIDTHS, modes=('nearest', 'nea
     rows = _premise_rows(trace, root, widths, modes)
     groups = {m: [r for r in rows if r['mode'] == m] for m in (*modes, 'backward')}
     versions = compiler_versions()
+    by = 'stand-in: nothing compiled' if versions['standin'] else f"neuronx-cc {versions['neuronx-cc']}"
+    for r in rows:
+        r['compiled_by'] = by
     return dict(
         versions=versions,
         standin=versions['standin'],
@@ -558,12 +561,11 @@ def report_table(report) -> str:
 
 # %% ../../nbs/36_trainium.ipynb #fcb18a8e
 def compiled_table(compiled) -> str:
-    "The compiled-model rows as a Markdown table (a stand-in's marked in every row)."
+    "The compiled-model rows as a Markdown table (each says what compiled it: a stand-in or neuronx-cc)."
     rows = []
     for r in compiled['rows']:
         first = r.get('error') or (r['first_other'][:1] if r.get('first_other') else '')
-        rows.append(dict(r, compiled_by='stand-in' if compiled['standin'] else 'neuronx-cc',
-                         first_other=str(first)[:80], kernel_names=', '.join(r['kernel_names'])))
+        rows.append(dict(r, first_other=str(first)[:80], kernel_names=', '.join(r['kernel_names'])))
     cols = ('compiled_by', 'case', 'mode', 'shape', 'pixels', 'wrong_vs_exact',
             'wrong_vs_described', 'first_other', 'kernel_names')
     return Table(rows, cols).markdown()
