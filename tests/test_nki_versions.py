@@ -144,3 +144,39 @@ def test_precise_fp_default(release, default, monkeypatch):
     assert nki.precise_fp(release) is False
     monkeypatch.setenv('NKI_PRECISE_FP', '1')
     assert nki.precise_fp(release) is True
+
+
+# What each Neuron SDK release installs, from its own manifest (aws-neuron-sdk v2.32.0
+# src/helperscripts/n2-manifest.json, line of each package), and the compiler release notes
+# (release-notes/components/compiler.rst:20 at v2.32.0, :11 at v2.30.0 and v2.31.1; 2.29.1.rst:16).
+SDK_PACKAGES = {
+    '2.28.1': ('0.2.0', '2.23.6484.0'),   # :307, :302 (outside: the NKI before 0.3)
+    '2.29.0': ('0.3.0', '2.24.5133.0'),   # :277, :273
+    '2.29.1': ('0.3.0', '2.24.8799.0'),   # :248, :244
+    '2.30.0': ('0.4.0', '2.25.3371.0'),   # :217, :214
+    '2.31.0': ('0.5.0', '2.26.6360.0'),   # :188, :185
+    '2.31.1': ('0.5.0', '2.26.6360.0'),   # :156, :153
+    '2.32.0': ('0.6.0', '2.27.5334.0'),   # :125, :124
+}
+
+
+def test_neuron_extra_admits_sdk_2_29_to_2_32_and_nothing_before():
+    "settings.ini's neuron extra, read as pip reads it, against what each SDK release installs."
+    from configparser import ConfigParser
+    from pathlib import Path
+    from packaging.requirements import Requirement
+    cfg = ConfigParser()
+    cfg.read(Path(__file__).resolve().parent.parent / 'settings.ini')
+    reqs = {r.name: r.specifier for r in map(Requirement, cfg['DEFAULT']['neuron_requirements'].split())}
+    assert set(reqs) == {'nki', 'neuronx-cc'}
+    for sdk, (nki_v, cc_v) in SDK_PACKAGES.items():
+        inside = sdk >= '2.29'
+        assert (nki_v in reqs['nki']) is inside and (cc_v in reqs['neuronx-cc']) is inside, sdk
+    assert '0.7.0' not in reqs['nki'] and '2.28.0.0' not in reqs['neuronx-cc']
+
+
+def test_backend_refuses_exactly_what_the_extra_excludes():
+    for sdk, (nki_v, cc_v) in SDK_PACKAGES.items():
+        inside = sdk >= '2.29'
+        assert (backend.version_problem('nki', nki_v) is None) is inside, sdk
+        assert (backend.version_problem('neuronx-cc', cc_v) is None) is inside, sdk

@@ -54,7 +54,8 @@ def _as_float(x):
 
 # %% ../../nbs/a3_nki_isa.ipynb #d52ecaab
 # how a float -> int cast rounds; 'numpy' is NumPy's astype (truncation, wraps out of range),
-# what nki.simulate did before NKI 0.6 (aws-neuron-sdk v2.32.0 release-notes/components/nki.rst:69-72)
+# what nki.simulate did before NKI 0.6 (aws-neuron-sdk v2.32.0
+# release-notes/components/nki.rst:69-72)
 ROUNDINGS = {'rne': np.rint, 'trunc': np.trunc, 'floor': np.floor, 'numpy': None}
 
 # %% ../../nbs/a3_nki_isa.ipynb #22a0dc52
@@ -342,7 +343,7 @@ def _bitvec_scalar(dst, data, step0, step1, engine_arg, name):
     for op, operand, reverse in steps:
         if isinstance(operand, Tensor):
             b = _per_partition(operand).astype(np.int64)
-        elif isinstance(operand, (Integral, np.integer)) and not isinstance(operand, (bool, np.bool_)):
+        elif isinstance(operand, Integral) and not isinstance(operand, (bool, np.bool_)):
             b = np.int64(operand)
         else:
             raise NkiError(f'a bitvec operand must be an integer or a (P, 1) tile, got {operand!r}')

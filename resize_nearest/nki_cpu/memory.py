@@ -500,8 +500,8 @@ class Storage:
 
 # %% ../../nbs/a2_nki_memory.ipynb #8ce49efd
 def _reshape_count_refusal(t, shape):
-    """Refuse reshaping `t` to `shape` (another element count): always from NKI 0.5, before only past
-    the end of the storage."""
+    """Refuse reshaping `t` to `shape` (another element count): always from NKI 0.5, before that
+    only past the end of the storage."""
     version = _NKI_VERSION.get()
     if version not in ('0.3', '0.4'):
         raise NkiError(
@@ -535,7 +535,7 @@ class _TensorViews:
         return self._flat
 
     def reshape(self, shape):
-        "View with a new shape, a tuple (contiguous; the same size from NKI 0.5, within storage before)."
+        "View with a new shape, a tuple (contiguous; same size from NKI 0.5; within storage before)"
         if not isinstance(shape, (tuple, list)):
             raise NkiError(f'reshape takes a shape tuple, got {shape!r}')
         shape = tuple(int(s) for s in shape)
