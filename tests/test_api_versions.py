@@ -78,3 +78,36 @@ def test_the_signatures_that_changed():
         assert [p for p, _ in our_params(cpu_nki.profile(v).nki.jit)] == ['fn', '**kwargs']
         assert [p for p, _ in our_params(cpu_nki.profile(v).nisa.dma_copy)][:3] == ['dst', 'src', 'priority']
     assert 'priority' not in [p for p, _ in our_params(cpu_nki.profile('0.3').nisa.dma_copy)]
+
+
+def _kernel_calls():
+    "{(module, function): set of keyword names} over every nki/nl/nisa call in the shipped kernels and helpers."
+    import ast, importlib
+    from resize_nearest.cli import SHIPPED_KERNELS
+    from resize_nearest.nki_cpu.frontend import kernel_problems, _parse
+    from test_api_conformance import ALIASES
+    calls = {}
+    for target in SHIPPED_KERNELS:
+        mod, fn = target.split(':')
+        for f in kernel_problems(getattr(importlib.import_module(mod), fn))[1]:
+            for n in ast.walk(_parse(f)[0]):
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                        isinstance(n.func.value, ast.Name) and n.func.value.id in ALIASES:
+                    key = (ALIASES[n.func.value.id], n.func.attr)
+                    calls.setdefault(key, set()).update(k.arg for k in n.keywords if k.arg)
+    return calls
+
+
+@pytest.mark.parametrize('release', RELEASES)
+def test_every_keyword_a_kernel_passes_exists_in_the_release(release):
+    calls = _kernel_calls()
+    assert ('nki.isa', 'dma_copy') in calls and {'dst', 'src'} <= calls[('nki.isa', 'dma_copy')]
+    checked = set()
+    for (mod, name), keywords in sorted(calls.items()):
+        sig = LISTINGS[release][mod]['functions'].get(name)
+        if sig is None:
+            continue                      # not a function of the listing (a dtype, an enum, a class)
+        params = {p.lstrip('*') for p, _ in real_params(sig)}
+        assert keywords <= params, f'NKI {release} {mod}.{name} lacks {sorted(keywords - params)}'
+        checked.add(name)
+    assert {'dma_copy', 'iota', 'tensor_scalar', 'tensor_tensor', 'ndarray'} <= checked, checked
