@@ -1,6 +1,8 @@
 """The Trainium path end to end, here: with the test-only stand-in package first on the path, tools/neuron_check.py
 and the `#| neuron` cells of chapter 3.6 run through the package's real-NKI code path (nothing in the package knows
-about the stand-in). On a Trainium host the same commands run against the real nki; see the README."""
+about the stand-in). On a Trainium host the same commands run against the real nki; see the README.
+The compiled-model step runs against the stand-in torch_neuronx.trace, which applies the described kernel: its rows
+must say they come from a stand-in, and its verdicts can only repeat the description."""
 import json, os, subprocess, sys
 import pytest
 from pathlib import Path
@@ -67,3 +69,7 @@ def test_neuron_cells_of_chapter_11(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     report = json.loads(rep.read_text())
     assert all(x['status'] in ('pass', 'expected-oob') for x in report['rows'])
+    c = report['compiled_model']      # the compiled-model step ran too, through the stand-in, and says so
+    assert c['standin'] is True and all(x['compiled_by'] == 'stand-in: nothing compiled' for x in c['rows'])
+    assert {('nearest', f'width {w} sweep') for w in range(36, 100)} <= {(x['mode'], x['case']) for x in c['rows']}
+    assert c['verdicts']['nearest']['verdict'] == 'the description holds'
