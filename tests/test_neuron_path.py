@@ -1,6 +1,8 @@
 """The Trainium path end to end, here: with the test-only stand-in package first on the path, tools/neuron_check.py
 and the `#| neuron` cells of chapter 3.6 run through the package's real-NKI code path (nothing in the package knows
-about the stand-in). On a Trainium host the same commands run against the real nki; see the README."""
+about the stand-in). On a Trainium host the same commands run against the real nki; see the README.
+The compiled-model step runs against the stand-in torch_neuronx.trace, which applies the described kernel: its rows
+must say they come from a stand-in, and its verdicts can only repeat the description."""
 import json, os, subprocess, sys
 import pytest
 from pathlib import Path
@@ -11,7 +13,8 @@ ENV = {**os.environ, 'PYTHONPATH': f"{ROOT / 'tests' / 'standin'}:{ROOT}"}
 @pytest.mark.slow
 def test_neuron_check_script(tmp_path):
     rep = tmp_path / 'report.json'
-    r = subprocess.run([sys.executable, 'tools/neuron_check.py', '--report', str(rep), '--warmup', '0', '--iters', '1'],
+    r = subprocess.run([sys.executable, 'tools/neuron_check.py', '--report', str(rep), '--warmup', '0', '--iters', '1',
+                        '--widths', '40:43'],
                        cwd=ROOT, capture_output=True, text=True, env=ENV)
     assert r.returncode == 0, r.stdout + r.stderr
     report = json.loads(rep.read_text())
@@ -27,9 +30,34 @@ def test_neuron_check_script(tmp_path):
     modes = {x['convention'].split(' / ')[0] for x in rows}                 # every coordinate mode on the device
     assert modes == {'asymmetric', 'half_pixel', 'half_pixel_symmetric', 'pytorch_half_pixel', 'align_corners', 'tf_half_pixel_for_nn'}
     assert f"{len(rows)} rows passed, 0 failed" in r.stdout
+    assert report['cast_rounding']['simulator_as_documented'] is True   # the 0.3 simulator's NumPy casts
+    _check_compiled_step(report, r.stdout)
+
+
+def _check_compiled_step(report, stdout):
+    "The compiled-model step ran on the stand-in, and says so in the report, in every row and in its output."
+    c = report['compiled_model']
+    assert c['standin'] is True and c['note'].startswith('STAND-IN') and report['versions']['standin'] is True
+    assert all(x['compiled_by'] == 'stand-in: nothing compiled' for x in c['rows'])
+    assert stdout.splitlines()[0].startswith('found: ') and 'TEST STAND-IN' in stdout.splitlines()[0]
+    cases = {(x['mode'], x['case']) for x in c['rows']}
+    for mode in ('nearest', 'nearest-exact'):
+        assert {(mode, k) for k in ('224 -> 192', '720 -> 224', '26 -> 22', 'width 41', 'compiler example')} <= cases
+    assert {('nearest', f'width {w} sweep') for w in (40, 41, 42)} <= cases
+    by_case = {(x['mode'], x['case']): x for x in c['rows']}
+    # the stand-in applies the described kernel: its 43 wrong pixels of 26 -> 22 (chapter 1.1) are there
+    assert by_case[('nearest', '26 -> 22')]['wrong_vs_exact'] == 43
+    assert by_case[('nearest', '26 -> 22')]['wrong_vs_described'] == 0
+    assert by_case[('nearest', 'width 41 sweep')]['wrong_vs_exact'] > 0
+    assert by_case[('backward', '22 -> 26 up')]['refused_as_described'] is True
+    assert {m: v['verdict'] for m, v in c['verdicts'].items()} == {
+        'nearest': 'the description holds', 'nearest-exact': 'the description holds',
+        'backward': 'the description holds'}
+    assert 'resize_nearest_fixed_dma_kernel' in c['kernel_names']
+    assert 'STAND-IN nearest: the description holds' in stdout
 
 def test_neuron_check_skips_without_nki():
-    env = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
+    env = {**os.environ, 'PYTHONPATH': str(ROOT)}         # this package, no stand-in
     r = subprocess.run([sys.executable, 'tools/neuron_check.py'], cwd=ROOT, capture_output=True, text=True, env=env)
     assert r.returncode == 3 and r.stdout.startswith('SKIPPED: no real NKI here')
 
@@ -41,3 +69,7 @@ def test_neuron_cells_of_chapter_11(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     report = json.loads(rep.read_text())
     assert all(x['status'] in ('pass', 'expected-oob') for x in report['rows'])
+    c = report['compiled_model']      # the compiled-model step ran too, through the stand-in, and says so
+    assert c['standin'] is True and all(x['compiled_by'] == 'stand-in: nothing compiled' for x in c['rows'])
+    assert {('nearest', f'width {w} sweep') for w in range(36, 100)} <= {(x['mode'], x['case']) for x in c['rows']}
+    assert c['verdicts']['nearest']['verdict'] == 'the description holds'

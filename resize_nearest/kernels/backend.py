@@ -41,7 +41,8 @@ def _placeholder_note() -> str:
 # %% ../../nbs/a7_backend.ipynb #818b9686
 @functools.lru_cache(maxsize=None)
 def real_nki():
-    "((nki, nl, nisa) or None, why): the real NKI if it imports and has the NKI 0.3 entry points."
+    """((nki, nl, nisa) or None, why): the real NKI if it imports, has the NKI 0.3 entry points and
+    is a release the kernels are written for (0.3 to 0.6)."""
     note = _placeholder_note()
     try:
         m = importlib.import_module('nki')
@@ -51,13 +52,41 @@ def real_nki():
     missing = [a for a in ('jit', 'simulate', 'language', 'isa') if not hasattr(m, a)]
     if missing:
         return None, f'module nki at {getattr(m, "__file__", "?")} lacks {", ".join(missing)}{note}'
-    return (
-        (m, nl_, nisa_),
-        (
-            f'real nki {getattr(m, "__version__", "?")} from'
-            f' {os.path.dirname(getattr(m, "__file__", "") or "?")}'
-        ),
-    )
+    where = os.path.dirname(getattr(m, "__file__", "") or "?")
+    problem = version_problem('nki', _module_version(m, 'nki'))
+    if problem:
+        return None, f'{problem} (module at {where})'
+    return (m, nl_, nisa_), f'real nki {_module_version(m, "nki")} from {where}'
+
+
+# %% ../../nbs/a7_backend.ipynb #88b61f84
+# the releases the kernels are written for: [low, high) of (major, minor), as the neuron extra pins
+SUPPORTED = {'nki': ((0, 3), (0, 7)), 'neuronx-cc': ((2, 24), (2, 28))}
+SUPPORTED_SDK = 'Neuron SDK 2.29 to 2.32'
+
+
+# %% ../../nbs/a7_backend.ipynb #55cc6575
+def _module_version(module, dist: str) -> str:
+    "The installed distribution's version, else the module's `__version__`, else '?'."
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return str(getattr(module, '__version__', '?'))
+
+# %% ../../nbs/a7_backend.ipynb #f144970c
+def version_problem(dist: str, version: str):
+    """Why `version` of `dist` ('nki' or 'neuronx-cc') is outside the supported range, or None when
+    it is inside."""
+    (lo, hi) = SUPPORTED[dist]
+    allowed = f'>={lo[0]}.{lo[1]},<{hi[0]}.{hi[1]}'
+    try:
+        found = tuple(int(p) for p in str(version).split('+')[0].split('.')[:2])
+    except ValueError:
+        found = None
+    if found is not None and len(found) == 2 and lo <= found < hi:
+        return None
+    return (f'{dist} {version} is not supported: resize_nearest is written for {dist} {allowed}'
+            f' ({SUPPORTED_SDK}); install a release in that range ({NEURON_INSTALL})')
 
 # %% ../../nbs/a7_backend.ipynb #a05cdccc
 def _load_cpu():
@@ -113,18 +142,26 @@ def device_chip():
     return _chip_of_device(real[2])
 
 # %% ../../nbs/a7_backend.ipynb #a7-chip-2
-# NeuronCore generation -> chip, as the NKI docs name them (nki-dge.rst: v2 trn1/inf2, v3 trn2)
+# NeuronCore generation -> chip: nki.isa.nc_version gen2 "Trn1/Inf2 target", gen3 "Trn2", gen4
+# "Trn3" (aws-neuron-sdk v2.29.1 nki/api/nki/isa/__init__.py:118-126; v2.32.0 :111-121)
 _GENERATION_CHIP = {2: 'trn1', 3: 'trn2', 4: 'trn3'}
 
 
 def _chip_of_device(nisa_module):
-    "The chip from `nisa.get_nc_version()` where this NKI version has it, else None."
+    """The chip from `nisa.get_nc_version()` (in every release 0.3 to 0.6: isa:890 at v2.29.1,
+    :242 at v2.32.0), else None: where it is missing or answers nothing outside a trace."""
     get_version = getattr(nisa_module, 'get_nc_version', None)
     if get_version is None:
         return None
-    version = get_version()
+    try:
+        version = get_version()
+    except Exception:  # "the nc_version of the current target context": there may be none
+        return None
     generation = getattr(version, 'value', version)
-    return _GENERATION_CHIP.get(int(str(generation).strip('v').split('.')[0]))
+    try:
+        return _GENERATION_CHIP.get(int(str(generation).strip('v').split('.')[0]))
+    except ValueError:
+        return None
 
 # %% ../../nbs/a7_backend.ipynb #ae364da9
 def _uses_nki(v) -> bool:

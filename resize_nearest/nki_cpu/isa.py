@@ -53,13 +53,16 @@ def _as_float(x):
     raise TypeError(f"x must hold floats, got dtype {x.dtype}")
 
 # %% ../../nbs/a3_nki_isa.ipynb #d52ecaab
-ROUNDINGS = {'rne': np.rint, 'trunc': np.trunc, 'floor': np.floor}  # how a float -> int cast rounds
+# how a float -> int cast rounds; 'numpy' is NumPy's astype (truncation, wraps out of range),
+# what nki.simulate did before NKI 0.6 (aws-neuron-sdk v2.32.0
+# release-notes/components/nki.rst:69-72)
+ROUNDINGS = {'rne': np.rint, 'trunc': np.trunc, 'floor': np.floor, 'numpy': None}
 
 # %% ../../nbs/a3_nki_isa.ipynb #22a0dc52
 def cast_int(
     x,  # float values (any float dtype; computed as given, not re-rounded)
     dtype=np.int32,  # integer destination dtype
-    rounding: str = 'rne',  # 'rne' (nearest, ties to even), 'trunc' (toward zero) or 'floor'
+    rounding: str = 'rne',  # 'rne' (nearest, even ties), 'trunc', 'floor' or 'numpy'
 ) -> np.ndarray:
     "Float -> integer with the given rounding, saturated to the destination range; NaN -> 0."
     dt = np.dtype(dtype)
@@ -67,6 +70,9 @@ def cast_int(
         raise TypeError(f"dtype must be an integer dtype, got {dt}")
     if rounding not in ROUNDINGS:
         raise ValueError(f"rounding must be one of {tuple(ROUNDINGS)}, got {rounding!r}")
+    if rounding == 'numpy':
+        with np.errstate(invalid='ignore'):
+            return _as_float(x).astype(dt)  # no saturation: whatever NumPy gives
     r = ROUNDINGS[rounding](_as_float(x))  # exact in the input's own precision
     info, ft = np.iinfo(dt), r.dtype.type
     if r.size and info.min <= r.min() and r.max() <= info.max // 2:  # in range, no NaN: plain cast
@@ -315,6 +321,37 @@ def _operand(x, dst, arg):
         return np.float32(x)
     raise NkiError(f'{arg} must be a number or a (P, 1) tile, got {x!r}')
 
+# %% ../../nbs/a3_nki_isa.ipynb #9adbad3a
+def _bitvec_scalar(dst, data, step0, step1, engine_arg, name):
+    """A bitvec tensor_scalar: integer tiles as bit patterns on the Vector engine, both operators
+    bitvec, integer scalar operands (isa:2398-2404)."""
+    (op0, a0, r0), (op1, a1, r1) = step0, step1
+    steps = [(_op(op0, 'op0'), a0, r0)] + ([] if op1 is None else [(_op(op1, 'op1'), a1, r1)])
+    if any(op.kind != 'bit' for op, _, _ in steps):
+        raise NkiError('tensor_scalar: op0 and op1 must both be bitvec or both arithmetic'
+                       ' (isa:2401-2402)')
+    for t in (dst, data):
+        if t.dtype.kind not in 'iu':
+            raise NkiError(
+                f'bitvec tensor_scalar needs integer tiles (isa:2403-2404), got {t.name} of'
+                f' {t.dtype}'
+            )
+    where = _engine(engine_arg, 'vector')
+    if where != 'vector':
+        raise NkiError(f'bitvec tensor_scalar runs on the Vector engine (isa:2403), not {where}')
+    r = _per_partition(data).astype(np.int64)
+    for op, operand, reverse in steps:
+        if isinstance(operand, Tensor):
+            b = _per_partition(operand).astype(np.int64)
+        elif isinstance(operand, Integral) and not isinstance(operand, (bool, np.bool_)):
+            b = np.int64(operand)
+        else:
+            raise NkiError(f'a bitvec operand must be an integer or a (P, 1) tile, got {operand!r}')
+        r = op.fn(b, r) if reverse else op.fn(r, b)
+    write(dst, r.astype(dst.dtype).reshape(dst.shape))
+    STATS.record(where, 'tensor_scalar', elements=dst.size, op=steps[0][0].name, name=name,
+                 **_data_flow(dst, data))
+
 # %% ../../nbs/a3_nki_isa.ipynb #623aa598
 def tensor_scalar(
     dst,
@@ -328,12 +365,16 @@ def tensor_scalar(
     engine=engine.unknown,
     name=None,
 ):
-    "dst = (data op0 operand0) op1 operand1, in float32 (operands reversed where asked)."
+    """dst = (data op0 operand0) op1 operand1, in float32 (operands reversed where asked); bitvec
+    operators on integer bit patterns."""
     _tile(dst, 'dst')
     _tile(data, 'data')
     _same_shape(dst, data, 'tensor_scalar')
     if _engine(engine, 'vector') == 'gpsimd':
         refuse('ts-gpsimd', f'tensor_scalar with engine=gpsimd and op0={op0!r}')
+    if getattr(op0, 'kind', None) == 'bit' or getattr(op1, 'kind', None) == 'bit':
+        return _bitvec_scalar(dst, data, (op0, operand0, reverse0), (op1, operand1, reverse1),
+                              engine, name)
     r = to_f32(read(data))
     steps = ((op0, operand0, reverse0, 'op0'), (op1, operand1, reverse1, 'op1'))
     for op, operand, reverse, arg in steps:
@@ -770,6 +811,24 @@ def dma_copy(
         name=name,
         **_data_flow(dst, src),
     )
+
+# %% ../../nbs/a3_nki_isa.ipynb #4d176c70
+def dma_copy_0_4(
+    dst,
+    src,
+    priority=None,
+    oob_mode=oob_mode.error,
+    dge_mode=dge_mode.unknown,
+    engine=engine.unknown,
+    name=None,
+):
+    """dma_copy as NKI 0.4 to 0.6 have it: `priority` (a quality-of-service level 0-3,
+    NeuronCore-v4 only; isa:314 at v2.30.0) second; the interpreter has no DMA queues to order."""
+    if priority is not None and priority not in (0, 1, 2, 3):
+        raise NkiError(f'dma_copy: priority must be None or 0 to 3, got {priority!r}')
+    if priority is not None and dge_mode == 3:  # dge_mode.none (the argument hides the enum)
+        raise NkiError('dma_copy: priority is not supported with dge_mode=dge_mode.none (isa:314)')
+    dma_copy(dst, src, oob_mode=oob_mode, dge_mode=dge_mode, engine=engine, name=name)
 
 # %% ../../nbs/a3_nki_isa.ipynb #7dd44eba
 def _run_lengths(s, d) -> np.ndarray:

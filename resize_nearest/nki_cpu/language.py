@@ -93,6 +93,14 @@ def sequential_range(start, stop=None, step=1):
     )
     return _unrolled(start, stop, step)
 
+# %% ../../nbs/a4_nki_language.ipynb #f72f69a9
+def dynamic_range(start, stop=None, step=1):
+    "A device-side loop (run like `range` here); deprecated in NKI 0.6 for nl.fori_loop (warns)."
+    if current_nki_version() == '0.6':
+        warnings.warn('nl.dynamic_range is deprecated in NKI 0.6; use nl.fori_loop',
+                      DeprecationWarning, stacklevel=2)
+    return _unrolled(start, stop, step)
+
 # %% ../../nbs/a4_nki_language.ipynb #fbdb7d5c
 @contextlib.contextmanager
 def no_reorder():

@@ -498,6 +498,22 @@ class Storage:
         else:
             self.written[where] = True
 
+# %% ../../nbs/a2_nki_memory.ipynb #8ce49efd
+def _reshape_count_refusal(t, shape):
+    """Refuse reshaping `t` to `shape` (another element count): always from NKI 0.5, before that
+    only past the end of the storage."""
+    version = _NKI_VERSION.get()
+    if version not in ('0.3', '0.4'):
+        raise NkiError(
+            f'cannot reshape {t.name} of shape {t.shape} to {shape}: NKI {version} requires the'
+            f' element count to be preserved ({t.size} vs {prod(shape)})'
+        )
+    if t.offset + prod(shape) > t.storage.data.size:
+        raise NkiError(
+            f'cannot reshape {t.name} of shape {t.shape} to {shape}: the view would run past its'
+            f' storage of {t.storage.data.size} elements'
+        )
+
 # %% ../../nbs/a2_nki_memory.ipynb #4ebb4cef
 class _TensorViews:
     "How a view reads its storage: element indices and reshapes."
@@ -519,14 +535,12 @@ class _TensorViews:
         return self._flat
 
     def reshape(self, shape):
-        "View with a new shape, a tuple (the view must be contiguous; sizes must match)."
+        "View with a new shape, a tuple (contiguous; same size from NKI 0.5; within storage before)"
         if not isinstance(shape, (tuple, list)):
             raise NkiError(f'reshape takes a shape tuple, got {shape!r}')
         shape = tuple(int(s) for s in shape)
         if prod(shape) != self.size:
-            raise NkiError(
-                f'cannot reshape {self.name} of shape {self.shape} to {shape}: sizes differ'
-            )
+            _reshape_count_refusal(self, shape)
         if not self.contiguous:
             raise NkiError(f'reshape of non-contiguous view {self.name} is not supported')
         if self.buffer.on_chip and shape[0] != self.shape[0]:

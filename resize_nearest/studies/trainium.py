@@ -8,12 +8,16 @@ device), compare each output with the interpreter bit for bit, and time the devi
 __all__ = ['neuron_check']
 
 # %% ../../nbs/36_trainium.ipynb #c02e4fc3
-import json, os, platform, time, numpy as np, ml_dtypes
+import importlib, json, os, platform, tempfile, time, warnings, numpy as np, ml_dtypes
 from pathlib import Path
 from tqdm.auto import tqdm
 from .. import nki_cpu
 from ..kernels import backend
+from matplotlib.figure import Figure
 from ..kernels.backend import nl, nisa
+from ..maps.index_map import load_indices
+from ..maps.nearest_modes import source_index
+from ..compiler.grad import resize_nearest_grad_as_compiled, LoweringError
 from ..host.api import resize_maps
 from ..host.request import request_for
 from ..host.cost_model import PROGRAM_BUDGET
@@ -78,21 +82,24 @@ def _host_ms(kernel_jit, args, warmup: int, iters: int) -> float:
     return median_seconds({'kernel': lambda: kernel_jit(*args)}, iters, warmup)['kernel'] * 1e3
 
 # %% ../../nbs/36_trainium.ipynb #4727e9af
-def _interpreter_run(kernel, args, row):
-    "The interpreter's output (None if it refuses), with its verdict and counters put in `row`."
+def _interpreter_run(kernel, args, row, version: str = '0.6'):
+    """The interpreter's outputs as the device and as NKI `version`'s simulator give them (None if
+    it refuses), with its verdict and counters put in `row`."""
+    p, bound = nki_cpu.profile(version), backend.bind(kernel, 'cpu')
     try:
         with nki_cpu.counting() as counted:
-            ref = backend.run_kernel(kernel, *args, backend='cpu')
+            ref = p.nki.jit(bound)(*args)
+        ref_sim = ref if version == '0.6' else p.nki.simulate(bound)(*args)
     except Exception as e:
         row['interpreter'] = f'{type(e).__name__}: {e}'[:300]
-        return None
+        return None, None
     stats = counted.summary()
     row.update(
         interpreter='ok',
         traced_instructions=stats['traced_instructions'],
         sbuf_peak_bytes=stats['sbuf_peak_bytes'],
     )
-    return ref
+    return ref, ref_sim
 
 # %% ../../nbs/36_trainium.ipynb #55660549
 def _real_nki_verdict(kernel, args, backend_name, ref) -> str:
@@ -128,16 +135,18 @@ def neuron_row(
     iters: int,
     convention=('asymmetric', 'floor'),
     chip: str = 'trn2',
+    version: str = '0.6',
 ) -> dict:
-    """Run one variant on the interpreter, the real simulator and the device; compare bit for bit;
-    time the device. `auto` picks for `chip`."""
+    """Run one variant on the interpreter, the real simulator and the device; compare each bit for
+    bit with what the interpreter expects of it under NKI `version`; time the device. `auto` picks
+    for `chip`."""
     kernel, args = _kernel_call(x, out_hw, variant, convention, chip)
     shape = f'{tuple(x.shape)} -> {tuple(out_hw)}'
     row = dict(case=case, shape=shape, dtype=str(x.dtype), variant=variant, kernel=kernel.__name__)
     row['convention'] = ' / '.join(convention)
     row['host_ms_median'] = None
-    ref = _interpreter_run(kernel, args, row)
-    row['simulator'] = _real_nki_verdict(kernel, args, 'nki-sim', ref)
+    ref, ref_sim = _interpreter_run(kernel, args, row, version)
+    row['simulator'] = _real_nki_verdict(kernel, args, 'nki-sim', ref_sim)
     row['device'] = _real_nki_verdict(kernel, args, 'nki', ref)
     if row['device'] == 'bit-exact':
         nki_mod = backend.modules('nki')[0]
@@ -169,16 +178,272 @@ def cast_probe_kernel(values):
     return out
 
 # %% ../../nbs/36_trainium.ipynb #96755f0e
-def cast_rounding_probe(which: str = 'nki') -> dict:
-    "How `which` backend casts float32 to int32, and which of the interpreter's roundings agree."
+def cast_rounding_probe(which: str = 'nki', version: str = '0.6') -> dict:
+    """How `which` backend casts float32 to int32, which of the interpreter's roundings agree, and
+    (on a real NKI) whether its simulator casts as NKI `version`'s is documented to."""
     x = np.float32([CAST_PROBE])
-    got = np.asarray(backend.run_kernel(cast_probe_kernel, x, backend=which)).ravel().tolist()
+    p, bound = nki_cpu.profile(version), backend.bind(cast_probe_kernel, 'cpu')
+    # 'cpu': the interpreter as the device (jit), whatever the simulator of `version` does
+    got = p.nki.jit(bound)(x) if which == 'cpu' else backend.run_kernel(cast_probe_kernel, x,
+                                                                         backend=which)
+    got = np.asarray(got).ravel().tolist()
     modes = {}
     for mode in ('rne', 'trunc', 'floor'):
         with nki_cpu.cast_rounding(mode):
-            modes[mode] = backend.run_kernel(cast_probe_kernel, x, backend='cpu').ravel().tolist()
+            modes[mode] = p.nki.jit(bound)(x).ravel().tolist()
+    matches = [m for m, v in modes.items() if v == got]
+    probe = dict(values=list(CAST_PROBE), cast=got, matches=matches)
+    if which != 'cpu':
+        sim = np.asarray(backend.run_kernel(cast_probe_kernel, x, backend='nki-sim'))
+        sim = sim.ravel().tolist()
+        expected = p.nki.simulate(bound)(x).ravel().tolist()
+        probe.update(simulator=sim, simulator_expected=expected,
+                     simulator_as_documented=sim == expected)
+    return probe
+
+# %% ../../nbs/36_trainium.ipynb #c4451cec
+# (case, batch, channels, (in_h, in_w), (out_h, out_w)): the headline sizes and the seed's example
+PREMISE_SIZES = (
+    ('224 -> 192', 1, 1, (224, 224), (192, 192)),
+    ('720 -> 224', 1, 1, (720, 720), (224, 224)),
+    ('26 -> 22', 1, 1, (26, 26), (22, 22)),
+    ('width 41', 1, 2, (7, 7), (41, 41)),
+    ('width 41 down', 1, 2, (64, 100), (30, 41)),
+    ('compiler example', 10, 1280, (30, 20), (59, 38)),
+)
+
+# %% ../../nbs/36_trainium.ipynb #21eab2fd
+# the width sweep: an 8x64 image to 6 rows of each width (one compile per width on a device)
+SWEEP_IN, SWEEP_OUT_H = (8, 64), 6
+SWEEP_WIDTHS = tuple(range(36, 100))
+
+# %% ../../nbs/36_trainium.ipynb #21d556b8
+# (case, NCHW input of the forward resize, its (out_h, out_w)): integer ratios the described
+# lowering takes, and two it refuses (not an integral multiple)
+BACKWARD_SIZES = (
+    ('2x up', (1, 2, 8, 8), (16, 16)),
+    ('3x up', (1, 2, 6, 6), (18, 18)),
+    ('2x3 up', (2, 3, 5, 7), (10, 21)),
+    ('22 -> 26 up', (1, 1, 22, 22), (26, 26)),
+    ('224 -> 192 down', (1, 1, 224, 224), (192, 192)),
+)
+
+# %% ../../nbs/36_trainium.ipynb #8e24dc01
+def index_image(batch: int, channels: int, in_hw) -> np.ndarray:
+    "An NCHW float32 image whose every pixel holds its flat index b*in_h*in_w + h*in_w + w."
+    in_h, in_w = in_hw
+    flat = np.arange(batch * in_h * in_w, dtype=np.int64).reshape(batch, 1, in_h, in_w)
+    if flat.size and flat.max() >= 2**24:
+        raise ValueError(
+            f'{batch}x{in_h}x{in_w} pixels: indices above 2^24 are not exact in float32'
+        )
+    return np.broadcast_to(flat, (batch, channels, in_h, in_w)).astype(np.float32)
+
+# %% ../../nbs/36_trainium.ipynb #725203e2
+def premise_maps(in_hw, out_hw, mode: str = 'nearest'):
+    """(exact, described) flat source index of every output pixel: the mode's integer map and the
+    described kernel's float32 map (the one map it has, whatever the mode)."""
+    described = load_indices(in_hw, out_hw, 'as_compiled')
+    if mode == 'nearest':
+        return load_indices(in_hw, out_hw, 'exact'), described
+    if mode != 'nearest-exact':
+        raise ValueError(f"mode must be 'nearest' or 'nearest-exact', got {mode!r}")
+    rows, cols = (source_index('tf_half_pixel_for_nn', 'floor', i, o)
+                  for i, o in zip(in_hw, out_hw))
+    return (rows[:, None] * in_hw[1] + cols[None, :]).reshape(-1), described
+
+# %% ../../nbs/36_trainium.ipynb #b6624b63
+def compare_maps(got, exact, described, batch_offset: int = 0) -> dict:
+    """How an output's pixels (`got`: (channels, pixels) source indices of one image) compare with
+    the exact and the described maps; a pixel counts once, whatever its channels hold."""
+    got = np.asarray(got, dtype=np.float64) - batch_offset
+    off_exact = (got != exact[None, :]).any(axis=0)
+    off_described = (got != described[None, :]).any(axis=0)
+    neither = np.flatnonzero(off_exact & off_described)
+    first = [dict(pixel=int(p), got=got[:, p][:3].tolist(), exact=int(exact[p]),
+                  described=int(described[p])) for p in neither[:5]]
+    return dict(pixels=int(got.shape[1]), wrong_vs_exact=int(off_exact.sum()),
+                wrong_vs_described=int(off_described.sum()), first_other=first)
+
+# %% ../../nbs/36_trainium.ipynb #15d56c84
+HOLDS = 'the description holds'
+EXACT_NOW = 'the compiler is exact now'
+SOMETHING_ELSE = 'the compiler does something else'
+UNDECIDED = 'undecided: at these sizes the exact and the described maps agree'
+
+# %% ../../nbs/36_trainium.ipynb #6c9e69e4
+def premise_verdict(rows) -> dict:
+    """One verdict over the rows of one mode: the description holds, the compiler is exact now, or
+    it does something else (with the first pixels or the error that show it)."""
+    failed = [r for r in rows if r.get('error') and not r.get('refused_as_described')]
+    if failed:
+        return dict(verdict=SOMETHING_ELSE, first=[{r['case']: r['error']} for r in failed[:3]])
+    if not rows:
+        return dict(verdict=UNDECIDED, first=[])
+    off_d = sum(r['wrong_vs_described'] for r in rows)
+    off_e = sum(r['wrong_vs_exact'] for r in rows)
+    if off_d == 0:
+        return dict(verdict=HOLDS if off_e else UNDECIDED, first=[])
+    if off_e == 0:
+        return dict(verdict=EXACT_NOW, first=[])
+    first = [dict(case=r['case'], **p) for r in rows for p in r.get('first_other', [])]
+    if not first:  # each row matches one map, but not the same one in every row
+        first = [dict(case=r['case'], wrong_vs_exact=r['wrong_vs_exact'],
+                      wrong_vs_described=r['wrong_vs_described']) for r in rows][:5]
+    return dict(verdict=SOMETHING_ELSE, first=first[:5])
+
+# %% ../../nbs/36_trainium.ipynb #9f4aff8a
+def _resize_module(out_hw, mode: str):
+    "A torch module whose forward is F.interpolate(x, size=out_hw, mode=mode) and nothing else."
+    import torch
+
+    class Resize(torch.nn.Module):
+        def forward(self, x):
+            return torch.nn.functional.interpolate(x, size=tuple(out_hw), mode=mode)
+
+    return Resize().eval()
+
+# %% ../../nbs/36_trainium.ipynb #219effc4
+def _grad_module(out_hw, in_shape):
+    "A torch module that maps a nearest resize's output gradient to its input gradient."
+    import torch
+
+    class ResizeGrad(torch.nn.Module):
+        def forward(self, g):
+            return torch.ops.aten.upsample_nearest2d_backward(g, list(out_hw), list(in_shape))
+
+    return ResizeGrad().eval()
+
+# %% ../../nbs/36_trainium.ipynb #6621d7c2
+# names that say which lowering the compiler chose, as its logs and artifacts may spell them
+KERNEL_MARKERS = ('resize_nearest_fixed_dma_kernel', 'private_nkl', 'ResizeNearestGrad',
+                  'ResizeNearest', 'reduce_window', 'upsample_nearest')
+
+# %% ../../nbs/36_trainium.ipynb #6eca95bc
+def kernel_names(workdir) -> list:
+    "The KERNEL_MARKERS found in the text files (up to 64 MiB each) of a compiler work directory."
+    found = set()
+    for p in Path(workdir).rglob('*') if workdir and Path(workdir).exists() else ():
+        if not p.is_file() or p.stat().st_size > 64 * 2**20:
+            continue
+        text = p.read_bytes().decode('utf-8', errors='ignore')
+        found.update(m for m in KERNEL_MARKERS if m in text)
+    return sorted(found)
+
+# %% ../../nbs/36_trainium.ipynb #f3a909a4
+def compiler_versions() -> dict:
+    """The versions of neuronx-cc, torch-neuronx and nki found (None where missing), and whether
+    any is a test stand-in (a '+standin' local version)."""
+    found = {}
+    for dist, module in (('neuronx-cc', 'neuronxcc'), ('torch-neuronx', 'torch_neuronx'),
+                         ('nki', 'nki')):
+        try:
+            found[dist] = backend._module_version(importlib.import_module(module), dist)
+        except Exception:
+            found[dist] = None
+    found['standin'] = any('+standin' in (v or '') for v in found.values())
+    return found
+
+# %% ../../nbs/36_trainium.ipynb #9c4fe2b3
+def _traced_output(trace, module, x, workdir):
+    "(output as NumPy, error text): the module traced for the device and run on `x`."
+    import torch
+    try:
+        traced = trace(module, (torch.from_numpy(x),), compiler_workdir=str(workdir))
+        return np.asarray(traced(torch.from_numpy(x)).detach().cpu().numpy()), None
+    except Exception as e:
+        return None, f'{type(e).__name__}: {e}'[:400]
+
+# %% ../../nbs/36_trainium.ipynb #de587814
+def _forward_row(trace, case, batch, channels, in_hw, out_hw, mode, workdir) -> dict:
+    "One size through the compiled module: its pixels against the exact and described maps."
+    row = dict(case=case, mode=mode, shape=f'{(batch, channels, *in_hw)} -> {tuple(out_hw)}')
+    exact, described = premise_maps(in_hw, out_hw, mode)
+    with warnings.catch_warnings():  # the stand-in's described kernel warns about its own pixels
+        warnings.simplefilter('ignore', RuntimeWarning)
+        y, row['error'] = _traced_output(trace, _resize_module(out_hw, mode),
+                                         index_image(batch, channels, in_hw), workdir)
+    row['kernel_names'] = kernel_names(workdir)
+    if y is None:
+        return row
+    seq = in_hw[0] * in_hw[1]
+    per_image = [compare_maps(y[b].reshape(channels, -1), exact, described, b * seq)
+                 for b in range(batch)]
+    row.update(pixels=sum(c['pixels'] for c in per_image),
+               wrong_vs_exact=sum(c['wrong_vs_exact'] for c in per_image),
+               wrong_vs_described=sum(c['wrong_vs_described'] for c in per_image),
+               first_other=[p for c in per_image for p in c['first_other']][:5])
+    return row
+
+# %% ../../nbs/36_trainium.ipynb #ed5b5930
+def _grad_input(in_shape, out_hw) -> np.ndarray:
+    "An index-like output gradient (small distinct integers, so sums are exact in float32)."
+    n = in_shape[0] * in_shape[1] * out_hw[0] * out_hw[1]
+    return (np.arange(n) % 251 + 1).astype(np.float32).reshape(*in_shape[:2], *out_hw)
+
+# %% ../../nbs/36_trainium.ipynb #c35d76f7
+def _backward_row(trace, case, in_shape, out_hw, workdir) -> dict:
+    """One backward size compiled: against PyTorch's gradient (the block sums) and the described
+    lowering (their mean; refused where a ratio is not an integer)."""
+    import torch
+    g = _grad_input(in_shape, out_hw)
+    exact = torch.ops.aten.upsample_nearest2d_backward(torch.from_numpy(g), list(out_hw),
+                                                       list(in_shape)).numpy()
+    try:
+        described = resize_nearest_grad_as_compiled(g, in_shape)
+    except LoweringError as e:
+        described = str(e)
+    row = dict(case=case, mode='backward', shape=f'{tuple(in_shape)} <- {tuple(out_hw)}')
+    y, row['error'] = _traced_output(trace, _grad_module(out_hw, in_shape), g, workdir)
+    row['kernel_names'] = kernel_names(workdir)
+    if isinstance(described, str):
+        row['described'] = 'refused: ' + described
+        row['refused_as_described'] = y is None and 'not an integral multiple' in row['error']
+    if row.get('refused_as_described'):  # as the description says: no gradient at all
+        row.update(pixels=exact.size, wrong_vs_exact=exact.size, wrong_vs_described=0)
+    if y is None:
+        return row
+    close = lambda ref: ~np.isclose(y, ref, rtol=1e-6, atol=0).reshape(-1)
+    off_d = np.ones(exact.size, bool) if isinstance(described, str) else close(described)
+    row.update(pixels=int(exact.size), wrong_vs_exact=int(close(exact).sum()),
+               wrong_vs_described=int(off_d.sum()), first_other=[])
+    return row
+
+# %% ../../nbs/36_trainium.ipynb #08ef6c89
+def _premise_rows(trace, root, widths, modes) -> list:
+    "Every forward size (and the width sweep for `nearest`), then every backward size, compiled."
+    todo = [(m, c) for m in modes for c in PREMISE_SIZES]
+    todo += [('nearest', (f'width {w} sweep', 1, 1, SWEEP_IN, (SWEEP_OUT_H, w))) for w in widths]
+    rows = []
+    for n, (mode, (case, b, c, in_hw, out_hw)) in enumerate(todo):
+        rows.append(_forward_row(trace, case, b, c, in_hw, out_hw, mode, root / f'f{n}'))
+    for n, (case, in_shape, out_hw) in enumerate(BACKWARD_SIZES):
+        rows.append(_backward_row(trace, case, in_shape, out_hw, root / f'b{n}'))
+    return rows
+
+# %% ../../nbs/36_trainium.ipynb #f5236f50
+def compiled_model_check(trace=None, widths=SWEEP_WIDTHS, modes=('nearest', 'nearest-exact'),
+                         workdir=None) -> dict:
+    """Compile a nearest resize with the SDK's `torch_neuronx.trace` (or `trace`), run it on index
+    images, and give per mode (and for the backward pass) a verdict on the described kernel."""
+    if trace is None:
+        trace = importlib.import_module('torch_neuronx').trace
+    root = Path(workdir or tempfile.mkdtemp(prefix='compiled_resize_'))
+    rows = _premise_rows(trace, root, widths, modes)
+    groups = {m: [r for r in rows if r['mode'] == m] for m in (*modes, 'backward')}
+    versions = compiler_versions()
+    by = f"neuronx-cc {versions['neuronx-cc']}"
+    by = 'stand-in: nothing compiled' if versions['standin'] else by
+    for r in rows:
+        r['compiled_by'] = by
     return dict(
-        values=list(CAST_PROBE), cast=got, matches=[m for m, v in modes.items() if v == got]
+        versions=versions,
+        standin=versions['standin'],
+        note=('STAND-IN: nothing was compiled; the rows show the described kernel (tests/standin)'
+              if versions['standin'] else 'compiled by the real neuronx-cc on this instance'),
+        kernel_names=sorted({k for r in rows for k in r['kernel_names']}),
+        verdicts={m: premise_verdict(g) for m, g in groups.items()},
+        rows=rows,
     )
 
 # %% ../../nbs/36_trainium.ipynb #35074b03
@@ -204,6 +469,34 @@ def _case_input(rng, x_shape, dt: str) -> np.ndarray:
         ml_dtypes.bfloat16 if dt == 'bfloat16' else np.dtype(dt)
     )
 
+# %% ../../nbs/36_trainium.ipynb #2d8a9f35
+def _release(version: str) -> str:
+    "The NKI release of a version string ('0.3.0+standin' -> '0.3')."
+    return '.'.join(str(version).split('+')[0].split('.')[:2])
+
+# %% ../../nbs/36_trainium.ipynb #225699d6
+def _checked_versions() -> dict:
+    """The versions found; refused (RuntimeError naming them) without a real NKI or where nki or
+    neuronx-cc is outside the releases the kernels are written for."""
+    real, why = backend.real_nki()
+    if real is None:
+        raise RuntimeError(f'neuron_check needs the real NKI on a Trainium instance: {why}')
+    versions = compiler_versions()
+    for dist in ('nki', 'neuronx-cc'):
+        problem = versions[dist] and backend.version_problem(dist, versions[dist])
+        if problem:
+            raise RuntimeError(f'neuron_check: {problem}')
+    return versions
+
+# %% ../../nbs/36_trainium.ipynb #613350a3
+def _compiled_step(widths) -> dict:
+    "The compiled-model step through the SDK's torch_neuronx.trace, or why it was skipped."
+    try:
+        trace = importlib.import_module('torch_neuronx').trace
+    except Exception as e:
+        return dict(skipped=f'torch_neuronx not importable ({type(e).__name__}: {e})'[:300])
+    return compiled_model_check(trace, widths)
+
 # %% ../../nbs/36_trainium.ipynb #dbdd0e0e
 def neuron_check(
     report_path='neuron_report.json',
@@ -212,23 +505,25 @@ def neuron_check(
     iters: int = 10,
     progress: bool = True,
     chip: str = 'trn2',
+    widths=SWEEP_WIDTHS,  # the compiled-model step's width sweep; None: skip that step
 ) -> dict:
     """On a Trainium instance (`chip`: 'trn1', 'inf2', 'trn2' or 'trn3'): every case and variant the
-    chip runs, on the interpreter, the real simulator and the device; write the report."""
+    chip runs, on the interpreter, the real simulator and the device; then the compiler's own
+    resize (`compiled_model_check`); write the report."""
     todo, skipped = _on_chip(cases, chip)
-    real, why = backend.real_nki()
-    if real is None:
-        raise RuntimeError(f'neuron_check needs the real NKI on a Trainium instance: {why}')
+    versions = _checked_versions()
+    release = _release(versions['nki'])
     # the 0.3 simulator stores bfloat16 as float32 otherwise
     os.environ.setdefault('NKI_PRECISE_FP', '1')
     report = dict(
-        nki_version=getattr(real[0], '__version__', '?'),
-        nki_path=os.path.dirname(getattr(real[0], '__file__', '') or '?'),
+        nki_version=versions['nki'],
+        nki_path=os.path.dirname(getattr(backend.real_nki()[0][0], '__file__', '') or '?'),
+        versions=versions,
         host=platform.node(),
         time=time.strftime('%Y-%m-%dT%H:%M:%S'),
         NKI_PRECISE_FP=os.environ['NKI_PRECISE_FP'],
         chip=chip,
-        kernels_written_for='NKI 0.3 to 0.6 (Neuron SDK 2.29 to 2.32)',
+        kernels_written_for=f'NKI 0.3 to 0.6 ({backend.SUPPORTED_SDK})',
         not_on_chip=skipped,
         warmup=warmup,
         iters=iters,
@@ -236,12 +531,13 @@ def neuron_check(
     )
     rng = np.random.default_rng(0)
     for row_case, variant in tqdm(todo, disable=not progress, desc='neuron_check'):
-        case, x_shape, out_hw, dt = row_case[:4]
         convention = row_case[5] if len(row_case) > 5 else ('asymmetric', 'floor')
-        x = _case_input(rng, x_shape, dt)
-        row = neuron_row(case, x, out_hw, variant, warmup, iters, convention, chip)
-        report['rows'].append(row)
-    report['cast_rounding'] = cast_rounding_probe()
+        x = _case_input(rng, row_case[1], row_case[3])
+        report['rows'].append(neuron_row(row_case[0], x, row_case[2], variant, warmup, iters,
+                                         convention, chip, release))
+    report['cast_rounding'] = cast_rounding_probe('nki', release)
+    if widths is not None:
+        report['compiled_model'] = _compiled_step(widths)
     Path(report_path).parent.mkdir(parents=True, exist_ok=True)
     Path(report_path).write_text(json.dumps(report, indent=1) + '\n')
     return report
@@ -272,3 +568,47 @@ def report_table(report) -> str:
     # reports written before conventions were recorded ran the compiler's only
     rows = [{'convention': 'asymmetric / floor', **row} for row in report['rows']]
     return Table(rows, cols).markdown()
+
+# %% ../../nbs/36_trainium.ipynb #fcb18a8e
+def compiled_table(compiled) -> str:
+    "The compiled-model rows as a Markdown table (each says what compiled it)."
+    rows = []
+    for r in compiled['rows']:
+        first = r.get('error') or (r['first_other'][:1] if r.get('first_other') else '')
+        rows.append(dict(r, first_other=str(first)[:80], kernel_names=', '.join(r['kernel_names'])))
+    cols = ('compiled_by', 'case', 'mode', 'shape', 'pixels', 'wrong_vs_exact',
+            'wrong_vs_described', 'first_other', 'kernel_names')
+    return Table(rows, cols).markdown()
+
+# %% ../../nbs/36_trainium.ipynb #5a028b74
+def described_widths(widths=SWEEP_WIDTHS) -> list:
+    "Per sweep width, the output pixels the described kernel's map gets wrong (the prediction)."
+    return [int(np.subtract(*premise_maps(SWEEP_IN, (SWEEP_OUT_H, w))).astype(bool).sum())
+            for w in widths]
+
+# %% ../../nbs/36_trainium.ipynb #442c1094
+def compiled_widths(compiled) -> dict:
+    "{width: pixels the compiled model got wrong} from a report's sweep rows that ran."
+    out = {}
+    for r in compiled.get('rows', []):
+        if r['case'].endswith(' sweep') and r['mode'] == 'nearest' and 'wrong_vs_exact' in r:
+            out[int(r['case'].split()[1])] = r['wrong_vs_exact']
+    return out
+
+# %% ../../nbs/36_trainium.ipynb #ab365e66
+def premise_figure(compiled=None):
+    """Wrong pixels per output width: the described kernel's prediction, and the compiled model's
+    where a report from a real instance has them."""
+    fig = Figure(figsize=(8, 3.2))
+    ax = fig.subplots()
+    ax.plot(SWEEP_WIDTHS, described_widths(), 'o-', ms=4, label='described kernel (float32 map)')
+    got = compiled_widths(compiled) if compiled and not compiled.get('standin') else {}
+    if got:
+        ax.plot(list(got), list(got.values()), 'x', ms=8, label='compiled by neuronx-cc')
+    ax.set_xlabel(f'output width ({SWEEP_IN[0]}x{SWEEP_IN[1]} image to {SWEEP_OUT_H} rows)')
+    ax.set_ylabel('wrong output pixels')
+    ax.set_title('no compiled measurements: no report from a real instance' if not got
+                 else 'the compiler on a Trainium instance against the description', fontsize=10)
+    ax.legend(fontsize=9)
+    ax.tick_params(labelsize=9)
+    return fig
