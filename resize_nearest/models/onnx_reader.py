@@ -177,6 +177,9 @@ class ResizeNode:
     note: str = None  # what the reader noticed but could still analyse
     double: bool = False  # float64 data (PyTorch's float64 kernels index in double on some axes)
     axis_nearest_modes: tuple = None  # Resize-10 growing one axis and shrinking another
+    output: str = None  # the node's output, unique in its graph (names need not be)
+    given: tuple = ()  # the graph inputs whose given values the record was read from
+    run_time_axes: tuple = ()  # copied axes of a length known only at run time (read as 1)
 
 # %% ../../nbs/43_onnx_reader.ipynb #06f7484f
 # the coordinate transformations each Resize opset defines (onnx.defs, attribute descriptions)
@@ -404,20 +407,22 @@ def _check_scales(scales, count):
 def _check_input_shape(shape):
     if 0 in shape:
         raise ValueError(f'the input shape {tuple(shape)} has an empty axis')
-    if min(shape) < 0 or max(shape) > MAX_AXIS:
+    if min(shape, default=1) < 0 or max(shape, default=1) > MAX_AXIS:
         raise ValueError(f'the input shape {tuple(shape)} has an axis outside 1 to 2^31 - 1')
 
 # %% ../../nbs/43_onnx_reader.ipynb #cb47936d
-def _fill(r: ResizeNode, node, attrs, values, shapes):
-    "The node's scales or sizes (and roi) per axis, checked; _Missing names what is not known."
+def _fill(r: ResizeNode, node, attrs, values, shapes, second=None):
+    """The node's scales or sizes (and roi) per axis, checked; _Missing names what is not known.
+    An axis of X known only at run time is read per axis (`_run_time_axes`); `second` holds the
+    values of a second run with other lengths there, to tell which sizes follow them."""
     if not node.input or not node.input[0]:
         raise ValueError(f'{node.op_type} needs its input X')
     if not node.output or not node.output[0]:
         raise ValueError(f'{node.op_type} needs its output Y')
     shape = shapes.get(node.input[0])
-    if not shape or None in shape:
+    if not shape:
         raise _Missing(node.input[0])
-    _check_input_shape(shape)
+    _check_input_shape([n for n in shape if n is not None])
     r.input_shape = tuple(shape)
     _check_conventions(r)
     scales, sizes, roi = _targets(node, attrs, r.opset, values)
@@ -430,8 +435,61 @@ def _fill(r: ResizeNode, node, attrs, values, shapes):
         r.scales = _expanded([1.0] * len(shape), r.axes, scales.tolist())
     if r.coordinate_transformation_mode == 'tf_crop_and_resize':
         r.roi = _roi(roi, r.axes, len(shape))
+    if None in shape or second:
+        _run_time_axes(r, node, _follows(r, _input_names(node, r.opset)['sizes'], values, second))
     if r.op_type == 'Resize' and r.opset < 11:
         _resize10_rounding(r)
+
+
+# %% ../../nbs/43_onnx_reader.ipynb #c973b8b1
+PLACEHOLDERS = (1, 2)  # the lengths an axis known only at run time takes in the runs
+
+# %% ../../nbs/43_onnx_reader.ipynb #5252d28e
+class _DependsOnRun(Exception):
+    "The map of an axis depends on a length known only when the model runs (the message says)."
+
+# %% ../../nbs/43_onnx_reader.ipynb #b7969398
+def _follows(r, sizes_name, values, second) -> set:
+    """The axes whose sizes follow X's run-time length: sizes[j] equal to the placeholder length
+    in both runs; any other size that differs between the runs is _DependsOnRun."""
+    if not second or sizes_name not in second or r.sizes is None:
+        return set()
+    first, again, follows = _lookup(values, sizes_name), np.asarray(second[sizes_name]), set()
+    for j, a in enumerate(r.axes):
+        if first[j] == again[j]:
+            continue
+        if r.input_shape[a] is None and (first[j], again[j]) == PLACEHOLDERS:
+            follows.add(a)
+            continue
+        raise _DependsOnRun(f'its sizes on axis {a} change with the lengths the model is run'
+                            f' with ({int(first[j])} and {int(again[j])} in two runs)')
+    return follows
+
+# %% ../../nbs/43_onnx_reader.ipynb #3b6b6f57
+def _run_time_axes(r, node, follows: set):
+    """Axes of X known only at run time, read as length 1 where the resize copies them (scale 1,
+    or sizes that follow the input, with an identity map at every length); else _DependsOnRun."""
+    unknown = tuple(a for a, n in enumerate(r.input_shape) if n is None)
+    for a in unknown:
+        copies = a in follows or (r.sizes[a] is None if r.sizes else r.scales[a] == 1.0)
+        lengths = (1, 2, 3, 4, 7, 100, MAX_AXIS)
+        scale = None if r.sizes else 1.0
+        if not copies or not all(_is_identity(r, AxisResize(a, n, n, scale)) for n in lengths):
+            raise _DependsOnRun(f'axis {a} of {node.input[0]!r} has a length known only when the'
+                                ' model runs, and the resize maps it by that length')
+    r.input_shape = tuple(1 if n is None else n for n in r.input_shape)
+    if r.sizes is not None:
+        r.sizes = tuple(1 if a in unknown else s for a, s in enumerate(r.sizes))
+    r.run_time_axes = unknown
+    if unknown:
+        _add_note(r, f'axes {list(unknown)} have lengths known only when the model runs; the'
+                     ' resize copies them (an identity at every length), so they are read as 1')
+
+# %% ../../nbs/43_onnx_reader.ipynb #0497fb72
+def _add_note(r, text: str):
+    "Add `text` to the record's note."
+    r.note = text if not r.note else f'{r.note}; {text}'
+
 
 # %% ../../nbs/43_onnx_reader.ipynb #d85f0dcc
 def _targets(node, attrs, opset, values) -> tuple:
@@ -489,8 +547,8 @@ def _resize10_rounding(r: ResizeNode):
     r.nearest_mode = 'ceil' if shrinking == {True} else 'floor'
     if len(shrinking) > 1:
         r.axis_nearest_modes = tuple('ceil' if s < 1 else 'floor' for s in r.scales)
-    r.note = ('Resize-10 states no rounding: read as onnxruntime runs it, per axis (floor where'
-              ' it grows, ceil where it shrinks)')
+    _add_note(r, 'Resize-10 states no rounding: read as onnxruntime runs it, per axis (floor'
+                 ' where it grows, ceil where it shrinks)')
 
 # %% ../../nbs/43_onnx_reader.ipynb #2fd8fb40
 def axis_rounding(r: ResizeNode, axis: int) -> str:
@@ -602,12 +660,13 @@ def _record(node, where, opset, attrs) -> ResizeNode:
     "The node's record with its conventions, before its scales or sizes are read."
     r = ResizeNode(_node_name(node), where, node.op_type, opset,
                    *_conventions(node.op_type, opset, attrs))
+    r.output = node.output[0] if node.output else None
     if node.op_type == 'Resize' and opset >= 18:  # the policy is an attribute from Resize-18 on
         r.keep_aspect_ratio_policy = attrs.get('keep_aspect_ratio_policy', 'stretch')
     return r
 
 # %% ../../nbs/43_onnx_reader.ipynb #fee872f6
-def _read_node(node, where, opset, values, shapes) -> ResizeNode:
+def _read_node(node, where, opset, values, shapes, second=None) -> ResizeNode:
     try:
         attrs = _attributes(node)
     except ValueError as e:
@@ -623,15 +682,17 @@ def _read_node(node, where, opset, values, shapes) -> ResizeNode:
                      ' older than any opset onnxruntime runs; Upsample is read from opset 7 on')
         return r
     try:
-        _fill(r, node, attrs, values, shapes)
+        _fill(r, node, attrs, values, shapes, second)
     except ValueError as e:
         r.problem = f'invalid: {e}'
+    except _DependsOnRun as e:
+        r.problem = f'not analysed: {e}'
     version = max((v for v in DEFINED_MODES if v <= opset), default=None)
     ctm = r.coordinate_transformation_mode
     if r.problem is None and node.op_type == 'Resize' and version and ctm not in DEFINED_MODES[
         version
     ]:
-        r.note = f'Resize-{version} does not define {ctm}; analysed as the opset that does'
+        _add_note(r, f'Resize-{version} does not define {ctm}; analysed as the opset that does')
     return r
 
 # %% ../../nbs/43_onnx_reader.ipynb #77d6fb20
@@ -645,7 +706,6 @@ def read_resizes(model, inputs: dict = None, run_if_needed: bool = True, folder=
     loaded once can be read without loading it again."""
     proto, folder = load_model(model), folder or _model_folder(model)
     opset = _default_opset(proto)
-    functions = {f.name for f in proto.functions}
     light, inference_problem = _prepared(proto, inputs or {})
     given = {k: np.asarray(v) for k, v in (inputs or {}).items()}
     given_shapes = {k: v.shape for k, v in given.items()}
@@ -660,28 +720,59 @@ def read_resizes(model, inputs: dict = None, run_if_needed: bool = True, folder=
                 missing.update(m.args)
                 needing.add(k)
     fed = missing & _model_inputs(proto)  # running the model on zeros would not give these
-    ran, why = {}, 'the model was not run' if missing else None
+    ran, second, why = {}, {}, 'the model was not run' if missing else None
     if missing - fed and run_if_needed:
-        ran, why = _run_for(light, proto, folder, sorted(missing - fed), given)
-    ran_values = {k: v for k, v in ran.items() if v.ndim <= 1}
-    ran_shapes = {k: tuple(v.shape) for k, v in ran.items()}
-    nodes = []
-    for k, (node, where, values, shapes) in enumerate(found):
-        prefix = node.name.split('/')[0]
-        where = f'function {prefix!r}' if prefix in functions else where
-        values = ChainMap(ran_values, given, values)
-        shapes = ChainMap(ran_shapes, given_shapes, shapes)
-        try:
-            r = _read_node(node, where, opset, values, shapes)
-        except _Missing as m:
-            inside = 'it is computed inside a subgraph' if where != 'graph' else None
-            why_not = FED if m.args[0] in fed else why
-            r = _unknown(node, where, opset, m.args[0], inside or why_not or inference_problem)
-        if r.problem is None and k in needing:
-            r.note = ('shapes and values from one onnxruntime run of the nodes that compute them'
-                      ' (on the given inputs, else zeros)')
-        nodes.append(r)
-    return nodes
+        ran, second, why = _runs_for(light, proto, folder, sorted(missing - fed), given)
+    read = dict(opset=opset, fed=fed, why=why or inference_problem, given=given, second=second,
+                functions={f.name for f in proto.functions}, ran=ran, needing=needing)
+    return [_final_read(k, found[k], read) for k in range(len(found))]
+
+# %% ../../nbs/43_onnx_reader.ipynb #6c2cb442
+def _final_read(k, site, read: dict) -> ResizeNode:
+    "The record of the k-th node found, with the values the runs gave (`read_resizes`)."
+    node, where, values, shapes = site
+    prefix = node.name.split('/')[0]
+    where = f'function {prefix!r}' if prefix in read['functions'] else where
+    ran, given = read['ran'], read['given']
+    values = ChainMap({n: v for n, v in ran.items() if v.ndim <= 1}, given, values)
+    shapes = ChainMap({n: tuple(v.shape) for n, v in ran.items()}, {n: v.shape for n, v in
+                                                                      given.items()}, shapes)
+    try:
+        r = _read_node(node, where, read['opset'], values, shapes, read['second'])
+    except _Missing as m:
+        inside = 'it is computed inside a subgraph' if where != 'graph' else None
+        why_not = FED if m.args[0] in read['fed'] else read['why']
+        return _unknown(node, where, read['opset'], m.args[0], inside or why_not)
+    if r.problem is None and k in read['needing']:
+        _add_note(r, 'shapes and values from one onnxruntime run of the nodes that compute them'
+                     ' (on the given inputs, else zeros)')
+    r.given = tuple(sorted(n for n in given if n in _names_read_by(node, ran, read)))
+    if r.given and r.problem is None:
+        _add_note(r, f'read from the values given for {list(r.given)}: what is said of this node'
+                     ' holds for those values only')
+    return r
+
+# %% ../../nbs/43_onnx_reader.ipynb #7b786ae8
+def _names_read_by(node, ran, read) -> set:
+    "The graph inputs a node's values come from: its own inputs, and the run's inputs if it ran."
+    names = set(node.input)
+    return names | set(read['given']) if ran and set(ran) & names else names
+
+# %% ../../nbs/43_onnx_reader.ipynb #3b398330
+def _runs_for(light, proto, folder, names, given: dict) -> tuple:
+    """(values of one bounded run, values of a second run with other lengths on the axes known
+    only at run time (empty if there are none), why not): `_run_for`, twice where needed."""
+    ran, why = _run_for(light, proto, folder, names, given, PLACEHOLDERS[0])
+    if not ran or not _has_run_time_axes(light, given):
+        return ran, {}, why
+    second, why = _run_for(light, proto, folder, names, given, PLACEHOLDERS[1])
+    return ran, second, why
+
+# %% ../../nbs/43_onnx_reader.ipynb #3ad9b60f
+def _has_run_time_axes(light, given) -> bool:
+    "Whether an input of the model that is not given has an axis known only at run time."
+    shapes = _graph_shapes(light.graph)
+    return any(None in shapes.get(vi.name, ()) for vi in light.graph.input if vi.name not in given)
 
 # %% ../../nbs/43_onnx_reader.ipynb #0215fa07
 FED = 'an input of the model, fed at run time: give its value (inputs=, or --inputs)'
@@ -717,7 +808,7 @@ class _GiveUp(Exception):
     "Why the run that computes unknown values was not made, or was stopped."
 
 # %% ../../nbs/43_onnx_reader.ipynb #e2240945
-def _run_for(light, proto, folder, names, given: dict) -> tuple:
+def _run_for(light, proto, folder, names, given: dict, placeholder=1) -> tuple:
     """({name: array}, None) of the named values from one onnxruntime run of only the nodes that
     compute them, bounded in time and memory; or ({}, why not)."""
     try:
@@ -726,7 +817,7 @@ def _run_for(light, proto, folder, names, given: dict) -> tuple:
         return {}, 'onnxruntime is not installed (the "onnx" extra)'
     try:
         sub = _subgraph(light, names)
-        feeds = _feeds(sub, _large_constants(proto), folder, given)
+        feeds = _feeds(sub, _large_constants(proto), folder, given, placeholder)
         return dict(zip(names, _bounded_run(ort, sub, names, feeds))), None
     except _GiveUp as e:
         return {}, str(e)
@@ -760,9 +851,10 @@ def _names_read(graph) -> set:
     return names
 
 # %% ../../nbs/43_onnx_reader.ipynb #206707f7
-def _feeds(sub, large: dict, folder, given: dict) -> dict:
+def _feeds(sub, large: dict, folder, given: dict, placeholder: int = 1) -> dict:
     """The run's inputs: the model's large constants put back into `sub` as initializers, the
-    given arrays, zeros of the other inputs' static shapes; _GiveUp past RUN_BYTES_MAX."""
+    given arrays, zeros of the other inputs' shapes (`placeholder` on an axis known only at run
+    time); _GiveUp past RUN_BYTES_MAX."""
     import onnx
     from onnx import helper
 
@@ -776,8 +868,9 @@ def _feeds(sub, large: dict, folder, given: dict) -> dict:
             continue
         else:
             shape = _graph_shapes(onnx.GraphProto(input=[vi])).get(vi.name)
-            if shape is None or None in shape:
-                raise _GiveUp(f'the model input {vi.name!r} has dynamic dimensions {shape}')
+            if shape is None:
+                raise _GiveUp(f'the model input {vi.name!r} has no shape')
+            shape = tuple(placeholder if n is None else n for n in shape)
             dtype = np.dtype(helper.tensor_dtype_to_np_dtype(vi.type.tensor_type.elem_type))
             budget -= _within(budget, math.prod(shape) * dtype.itemsize,
                               f'feeding the model input {vi.name!r} of shape {shape} {dtype}')
