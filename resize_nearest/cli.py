@@ -25,8 +25,8 @@ from .models.audit import EXACT, TENSORRT, TFLITE
 from .models.fix import fix_report
 from .models.fix_plumbing import same_file, write_model
 from .maps.nearest_modes import COORDINATE_MODES, NEAREST_MODES
-from .models.onnx_reader import ModelReadError, _all_tensors, _model_folder
-from .models.onnx_reader import load_model
+from .models.onnx_refusals import ModelReadError, _all_tensors, _model_folder
+from .models.onnx_refusals import load_model
 from .maps.plan import F32_EXACT, MAX_AXIS
 from .nki_cpu.frontend import kernel_problems
 from .host.variants import VARIANTS
