@@ -597,6 +597,8 @@ def _print_report(report, path):
         print(f"  {p(r.node)} ({p(r.op)}, {p(r.convention)}, {p(r.where)}): {p(r.status)}")
         if r.resized:
             print(f"    {p(r.resized)}")
+        if r.note:  # how it was read: from a run, or from the values given (those values only)
+            print(f"    note: {p(r.note)}")
         for name, value in r.wrong.items():  # a count says what it counts
             print(f"    {p(name)}: {p(r.counts.get(name, value))}")
 

@@ -153,3 +153,13 @@ def test_a_verdict_from_given_scales_says_so_and_the_node_is_replaced(tmp_path):
     outs = [int(n * float(s)) for n, s in zip(x.shape, later)]
     want = spec_resize(x, outs, 'asymmetric', 'floor', list(later))
     np.testing.assert_array_equal(run(tmp_path / 'out.onnx', {'x': x, 'sc': later})[0], want)
+
+
+def test_the_text_report_says_a_verdict_holds_for_the_given_values_only(tmp_path, capsys):
+    model = fed_scales_model(26)
+    onnx.save(model, tmp_path / 'm.onnx')
+    np.savez(tmp_path / 'in.npz', sc=np.array([1, 1, 1, 2], np.float32))
+    with pytest.raises(SystemExit):
+        cli.main(['audit', str(tmp_path / 'm.onnx'), '--inputs', str(tmp_path / 'in.npz')])
+    out = capsys.readouterr().out
+    assert "note: read from the values given for ['sc']" in out and 'those values only' in out, out
