@@ -23,9 +23,10 @@ from .studies.compare import kernel_sweep
 from .models.audit import check, audit_onnx, audit_sizes, affected, is_affected
 from .models.audit import EXACT, TENSORRT, TFLITE
 from .models.fix import fix_report
+from .models.fix_plumbing import same_file, write_model
 from .maps.nearest_modes import COORDINATE_MODES, NEAREST_MODES
-from .models.onnx_reader import ModelReadError, _all_tensors, _model_folder
-from .models.onnx_reader import load_model
+from .models.onnx_refusals import ModelReadError, _all_tensors, _model_folder
+from .models.onnx_refusals import load_model
 from .maps.plan import F32_EXACT, MAX_AXIS
 from .nki_cpu.frontend import kernel_problems
 from .host.variants import VARIANTS
@@ -510,7 +511,7 @@ def _fix_target(fix: str, model: str, force: bool) -> Path:
     target = Path(fix)
     if target.suffix != '.onnx':
         _usage_error(printable(f'--fix must name an .onnx file, got {fix!r}'))
-    if os.path.lexists(target) and os.path.realpath(target) == os.path.realpath(model):
+    if same_file(target, model):  # a link or a hard link to the model too: compared as files
         _usage_error(printable(f'--fix {fix!r} is the model itself; name a new file'))
     try:
         figure_path(target.parent, target.name, force)
@@ -536,11 +537,11 @@ def _fixed(proto, path, target: Path, given, every) -> dict:
 
     fixed, changes = fix_report(proto, given, every, _model_folder(path))
     checker = _checker(fixed, proto)
-    if not checker.startswith('FAILED'):
-        onnx.save(fixed, target)
-    complete = not checker.startswith('FAILED') and not any(
-        c['action'].startswith('refuse') or 'FAILED' in c.get('verified', '') for c in changes)
-    written = str(target) if not checker.startswith('FAILED') else None
+    failed = checker.startswith('FAILED') or any('FAILED' in c.get('verified', '') for c in changes)
+    if not failed:  # a model that failed its checks is never written
+        write_model(fixed, target, path)
+    complete = not failed and not any(c['action'].startswith('refuse') for c in changes)
+    written = None if failed else str(target)
     return dict(written=written, checker=checker, complete=complete, changes=changes)
 
 # %% ../nbs/52_cli.ipynb #160e0052
@@ -596,6 +597,8 @@ def _print_report(report, path):
         print(f"  {p(r.node)} ({p(r.op)}, {p(r.convention)}, {p(r.where)}): {p(r.status)}")
         if r.resized:
             print(f"    {p(r.resized)}")
+        if r.note:  # how it was read: from a run, or from the values given (those values only)
+            print(f"    note: {p(r.note)}")
         for name, value in r.wrong.items():  # a count says what it counts
             print(f"    {p(name)}: {p(r.counts.get(name, value))}")
 

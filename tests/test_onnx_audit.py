@@ -28,7 +28,8 @@ from onnx.reference import ReferenceEvaluator
 from resize_nearest.models.audit import affected, audit_onnx, convention_wrong_pixels
 from resize_nearest.maps.index_map import load_indices
 from resize_nearest.maps.nearest_modes import COORDINATE_MODES, NEAREST_MODES, source_index
-from resize_nearest.models.onnx_reader import ModelReadError, load_model, read_resizes, resize_axes
+from resize_nearest.models.onnx_reader import read_resizes, resize_axes
+from resize_nearest.models.onnx_refusals import ModelReadError, load_model
 from onnx_spec import CONFORMANCE, conformance_case, spec_map
 
 ASYM = dict(coordinate_transformation_mode='asymmetric', nearest_mode='floor')

@@ -8,7 +8,8 @@ import onnx
 import pytest
 
 from resize_nearest.models.audit import audit_onnx
-from resize_nearest.models.onnx_reader import ModelReadError, load_model, read_resizes
+from resize_nearest.models.onnx_reader import read_resizes
+from resize_nearest.models.onnx_refusals import ModelReadError, load_model
 from hostile_onnx import cli_audit, external_sizes, one_resize, runtime_sizes, write_sizes
 
 

@@ -13,9 +13,8 @@ from onnx import TensorProto, helper
 from resize_nearest.models import onnx_reader
 from resize_nearest.models.audit import audit_onnx
 from resize_nearest.maps.nearest_modes import COORDINATE_MODES, NEAREST_MODES, source_index
-from resize_nearest.models.onnx_reader import (
-    AxisResize, ModelReadError, ResizeNode, read_resizes, resize_axes,
-)
+from resize_nearest.models.onnx_reader import AxisResize, ResizeNode, read_resizes, resize_axes
+from resize_nearest.models.onnx_refusals import ModelReadError
 from hostile_onnx import (
     cli_audit, model_of, one_resize, resize_node, runtime_sizes, sizes_tensor, with_good_node,
 )
