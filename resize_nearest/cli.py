@@ -339,6 +339,34 @@ def _convention_rows(in_hw, out_hw, mode, rounding, torch_compile=False) -> list
 CHECK_COLUMNS = ('implementation', 'count', 'first_output', 'source', 'exact_source', 'status')
 CONVENTION_COLUMNS = ('implementation', 'count', 'status')
 
+# %% ../nbs/52_cli.ipynb #c4e1d001
+# exit statuses of check and audit besides 0 (nothing wrong) and 2 (usage), documented in --help
+EXIT_RUN_WRONG = 1  # an implementation that ran copies a wrong element (audit --fix: incomplete)
+EXIT_NOT_ANALYSED = 3  # audit: nothing found wrong, but some nodes could not be analysed
+EXIT_MODELLED_WRONG = 4  # only modelled rows (no run) copy a wrong element
+MODELLED = '(modelled)'  # how a modelled row is named, as the audit names its modelled columns
+
+# %% ../nbs/52_cli.ipynb #c4e1d005
+# the statuses of a node the audit could not analyse (the node says why)
+NOT_ANALYSED = ('not analysed', 'failed', 'invalid')
+
+# %% ../nbs/52_cli.ipynb #c4e1d002
+def _exit_status(findings) -> int:
+    """check's and audit's status from (kind, value) of every implementation but ours: 1 when a
+    run copies a wrong element (a count of unstated basis counts as a run), else 4 when only a
+    model does, else 0."""
+    hits = {kind for kind, value in findings if is_affected(value)}
+    if hits - {'modelled'}:
+        return EXIT_RUN_WRONG
+    return EXIT_MODELLED_WRONG if hits else 0
+
+# %% ../nbs/52_cli.ipynb #c4e1d003
+def _labelled(row):
+    "A modelled row named so ('Neuron compiled kernel (modelled)'), wherever it is printed."
+    if row.kind != 'modelled' or row.implementation.endswith(MODELLED):
+        return row
+    return dataclasses.replace(row, implementation=f'{row.implementation} {MODELLED}')
+
 # %% ../nbs/52_cli.ipynb #8f7251db
 def _check_rows(in_hw, out_hw, mode, rounding, torch_compile=False) -> tuple:
     """(check's rows, the columns its text shows); past the kernels' axis limit, the libraries'
@@ -356,25 +384,29 @@ def _check_rows(in_hw, out_hw, mode, rounding, torch_compile=False) -> tuple:
 # %% ../nbs/52_cli.ipynb #7927555c
 def check_command(in_text, out_text, as_json=False, mode='asymmetric', rounding='floor',
                   torch_compile=False) -> int:
-    "The `check` command: 1 when an implementation other than ours copies a wrong pixel."
+    """The `check` command: 1 when an implementation that ran copies a wrong pixel, 4 when only a
+    modelled one does (it is named '(modelled)' in the table and the JSON), 0 when none does."""
     in_hw, out_hw = parse_hw(in_text, 'IN'), parse_hw(out_text, 'OUT')
     try:
         rows, columns = _check_rows(in_hw, out_hw, mode, rounding, torch_compile)
     except ValueError as e:  # sizes outside what check runs: a usage error, not a finding
         _usage_error(str(e))
+    status = _exit_status((r.kind, r.status if r.wrong is None else r.wrong)
+                          for r in rows if r.implementation != EXACT)
+    rows = [_labelled(r) for r in rows]
     if as_json:
         _write_json(rows)
     else:
         print(Table(rows, columns).text())
-    return int(any(is_affected(r.status if r.wrong is None else r.wrong)
-                   for r in rows if r.implementation != EXACT))
+    return status
 
 # %% ../nbs/52_cli.ipynb #f099bdd8
 def audit_command(path: str, as_json: bool = False, inputs: str = None, fix: str = None,
                   every: bool = False, force: bool = False, torch_compile: bool = False) -> int:
     """The `audit` command on an ONNX file: 1 when a nearest Resize is wrong on some implementation
-    other than ours; 2 when onnxruntime cannot load the model. With `fix`, the model made exact
-    is written there, checked and verified: 0 when every node that needs it was replaced."""
+    that ran, 4 when only on modelled ones, 3 when none is found wrong but some node could not be
+    analysed; 2 when onnxruntime cannot load the model. With `fix`, the model made exact is
+    written there, checked and verified: 0 when every node that needs it was replaced, else 1."""
     if importlib.util.find_spec('onnx') is None:
         _usage_error(
             'audit needs the onnx package: pip install "resize_nearest[onnx]" '
@@ -393,7 +425,7 @@ def audit_command(path: str, as_json: bool = False, inputs: str = None, fix: str
     elif target is None:
         _print_report(report, path)
     if target is None:
-        return int(affected(report))
+        return _audit_status(report)
     summary = _fixed(proto, path, target, given, every)
     if as_json:
         _write_json(dict(audit=report, fix=summary))
@@ -401,6 +433,16 @@ def audit_command(path: str, as_json: bool = False, inputs: str = None, fix: str
         _print_report(report, path)
         _print_fix(summary)
     return int(not summary['complete'])
+
+# %% ../nbs/52_cli.ipynb #c4e1d004
+def _audit_status(report) -> int:
+    "audit's exit status without --fix: 1 (a run), 4 (a model only), 3 (not all analysed) or 0."
+    findings = [((r.sources.get(name) or 'run').split(':')[0], value)
+                for r in report for name, value in r.wrong.items() if name != EXACT]
+    status = _exit_status(findings)
+    if status == 0 and any(r.status.startswith(NOT_ANALYSED) for r in report):
+        return EXIT_NOT_ANALYSED
+    return status
 
 # %% ../nbs/52_cli.ipynb #6d4e250f
 def _read_model(path: str):
@@ -516,7 +558,7 @@ def _fix_target(fix: str, model: str, force: bool) -> Path:
         figure_path(target.parent, target.name, force)
     except OSError as e:
         _usage_error(printable(f'cannot write {e.filename}: it {e.strerror}'))
-    _writable(str(target.parent))
+    _writable(str(target.parent), '--fix', fix)
     return target
 
 # %% ../nbs/52_cli.ipynb #a721a831
@@ -596,8 +638,10 @@ def _print_report(report, path):
         print(f"  {p(r.node)} ({p(r.op)}, {p(r.convention)}, {p(r.where)}): {p(r.status)}")
         if r.resized:
             print(f"    {p(r.resized)}")
-        for name, value in r.wrong.items():  # a count says what it counts
-            print(f"    {p(name)}: {p(r.counts.get(name, value))}")
+        for name, value in r.wrong.items():  # a count says what it counts, a model says so
+            modelled = (r.sources.get(name) or '').startswith('modelled') and MODELLED not in name
+            label = f'{name} {MODELLED}' if modelled else name
+            print(f"    {p(label)}: {p(r.counts.get(name, value))}")
 
 # %% ../nbs/52_cli.ipynb #73808e65
 EXAMPLES = {  # command -> (what it does, an example), shown by `resize-nearest COMMAND --help`
@@ -614,13 +658,31 @@ EXAMPLES = {  # command -> (what it does, an example), shown by `resize-nearest 
         'resize-nearest lint my_kernels:resize_kernel',
     ),
     'check': (
-        'count the wrong output pixels of each implementation for one resize (exit 1: some wrong)',
+        'count the wrong output pixels of each implementation for one resize',
         'resize-nearest check 224x224 192x192 --json',
     ),
     'audit': (
         'find the nearest Resize nodes of an ONNX model that some implementation gets wrong;'
         ' --fix writes the model made exact',
         'resize-nearest audit model.onnx --fix exact.onnx',
+    ),
+}
+
+# %% ../nbs/52_cli.ipynb #c4e1d006
+EXIT_STATUSES = {  # command -> its exit statuses, shown by `resize-nearest COMMAND --help`
+    'check': (
+        (0, 'no implementation but ours copies a wrong pixel'),
+        (1, 'an implementation that ran copies a wrong pixel'),
+        (2, 'bad arguments'),
+        (4, f'only a row marked {MODELLED} copies a wrong pixel (a model, not a run)'),
+    ),
+    'audit': (
+        (0, 'no nearest resize is wrong on any implementation, and every node was analysed'),
+        (1, 'an implementation that ran copies a wrong element; with --fix: the fix is'
+            ' incomplete (a node refused or not verified)'),
+        (2, 'bad arguments, or a model that cannot be read or that onnxruntime cannot load'),
+        (3, 'nothing found wrong, but some nodes could not be analysed (their rows say why)'),
+        (4, f'only columns marked {MODELLED} find a wrong element (a model, not a run)'),
     ),
 }
 
@@ -653,8 +715,14 @@ def _plain(obj):
 
 # %% ../nbs/52_cli.ipynb #25bf49f2
 def _subcommand(subs, name: str):
+    "A command's parser: what it does, then after the options its exit statuses and an example."
     what, example = EXAMPLES[name]
-    return subs.add_parser(name, help=what, description=what, epilog=f'example: {example}')
+    statuses = [f'  {code}  {text}' for code, text in EXIT_STATUSES.get(name, ())]
+    wrapped = [textwrap.fill(s, 79, subsequent_indent=' ' * 5) for s in statuses]
+    head = ['exit status:', *wrapped, ''] if statuses else []
+    epilog = '\n'.join(head + [f'example: {example}'])
+    return subs.add_parser(name, help=what, description=textwrap.fill(what, 79), epilog=epilog,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
 
 # %% ../nbs/52_cli.ipynb #8bb67824
 def _audit_arguments(audit_p):
@@ -715,14 +783,16 @@ def _usage_error(msg):
     build_parser().error(msg)
 
 # %% ../nbs/52_cli.ipynb #e7228b4b
-def _writable(folder: str) -> str:
-    "Create `folder` if needed and prove it is writable, before any work."
+def _writable(folder: str, option: str = '--figures', given: str = None) -> str:
+    """Create `folder` if needed and prove it is writable, before any work; a refusal names the
+    option that asked for it and the path as given (`given`, a file in `folder`, or the folder)."""
     try:
         os.makedirs(folder, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=folder):
             pass
     except OSError as e:
-        _usage_error(f'cannot write to --figures {folder!r}: {e.strerror or e}')
+        named = repr(folder) if given is None else f'{given!r} (its folder {folder!r})'
+        _usage_error(printable(f'cannot write to {option} {named}: {e.strerror or e}'))
     return folder
 
 # %% ../nbs/52_cli.ipynb #134ccbaf
