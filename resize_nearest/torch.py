@@ -17,7 +17,7 @@ import math
 import threading
 import weakref
 from fractions import Fraction
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import ml_dtypes
 import numpy as np
@@ -669,9 +669,13 @@ def _routed_interpolate(
     antialias=False,
 ):
     """F.interpolate, exact for nearest modes in a context inside a patch() block; everywhere else
-    the function it replaced (PyTorch's own)."""
+    the function it replaced (PyTorch's own). Traced by torch.compile, one op that reads the
+    context when the graph runs (Dynamo cannot trace a context variable)."""
     args = (input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
-    if _EXACT_BLOCKS.get() and mode in NEAREST_MODES and isinstance(input, torch.Tensor):
+    nearest = mode in NEAREST_MODES and isinstance(input, torch.Tensor)
+    if nearest and torch.compiler.is_dynamo_compiling():
+        return _compiled_route(*args)
+    if nearest and _EXACT_BLOCKS.get():
         return interpolate_nearest(*args)
     return _INSTALLED['replaced'](*args)
 
@@ -680,16 +684,106 @@ _routed_interpolate.__prepare_scriptable__ = functools.partial(
     _refuse_script, 'F.interpolate while a patch() block is open'
 )
 
+# %% ../nbs/51_torch.ipynb #c5a10009
+def _upsample_scriptable(module):
+    """nn.Upsample's torch.jit.script hook while a patch() block is open: a nearest one refused
+    before TorchScript compiles it, or reuses its compile of PyTorch's own F.interpolate."""
+    if module.mode in NEAREST_MODES:
+        _refuse_script(f'{type(module).__name__}(mode={module.mode!r}) while a patch() block is open')
+    return module
+
+# %% ../nbs/51_torch.ipynb #c5a10008
+@contextlib.contextmanager
+def _autograd_in_op():
+    """Autograd back on inside a registered op's body, which runs below the dispatcher's autograd
+    with grad mode off: the drop-in's host probes and the op's backward use autograd."""
+    key = torch._C.DispatchKey.AutogradFunctionality
+    with torch._C._SetExcludeDispatchKeyGuard(key, False), torch.enable_grad():
+        yield
+
+# %% ../nbs/51_torch.ipynb #c5a10001
+@torch.library.custom_op('resize_nearest::routed_interpolate', mutates_args=())
+def _routed_op(
+    input: torch.Tensor, size: Optional[List[int]], scale_factor: Optional[List[float]], mode: str,
+    align_corners: Optional[bool], recompute_scale_factor: Optional[bool], antialias: bool,
+) -> Tuple[torch.Tensor, torch.Tensor]:
+    """A nearest F.interpolate call inside a compiled graph: exact when the context running it is
+    inside a patch() block, else the replaced function; and whether it was exact."""
+    exact = bool(_EXACT_BLOCKS.get())
+    f = interpolate_nearest if exact else _INSTALLED['replaced']
+    with _autograd_in_op():  # the input detached: the op's own backward is registered below
+        y = f(input.detach(), size, scale_factor, mode, align_corners, recompute_scale_factor,
+              antialias)
+    return y, torch.full((), exact, dtype=torch.bool, device=input.device)
+
+# %% ../nbs/51_torch.ipynb #c5a10002
+@_routed_op.register_fake
+def _routed_op_fake(input, size, scale_factor, mode, align_corners, recompute_scale_factor,
+                    antialias):
+    "The op on fake tensors: PyTorch's own output shape and layout (the exact one has the same)."
+    y = _F_INTERPOLATE(input, size, scale_factor, mode, align_corners, recompute_scale_factor,
+                       antialias)
+    return y, input.new_empty((), dtype=torch.bool)
+
+# %% ../nbs/51_torch.ipynb #c5a10003
+@torch.library.custom_op('resize_nearest::routed_interpolate_grad', mutates_args=())
+def _routed_grad(
+    grad: torch.Tensor, exact: torch.Tensor, input_shape: List[int], size: Optional[List[int]],
+    scale_factor: Optional[List[float]], mode: str, align_corners: Optional[bool],
+    recompute_scale_factor: Optional[bool], antialias: bool,
+) -> torch.Tensor:
+    """The routed op's backward: the adjoint of the map its forward ran (exact or the replaced
+    function's), by autograd on a stand-in of the input (a nearest map does not read values)."""
+    f = interpolate_nearest if bool(exact) else _INSTALLED['replaced']
+    args = (size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
+    with _autograd_in_op():
+        x = grad.new_zeros(input_shape).requires_grad_()
+        return torch.autograd.grad(f(x, *args), x, grad)[0]
+
+# %% ../nbs/51_torch.ipynb #c5a10004
+@_routed_grad.register_fake
+def _routed_grad_fake(grad, exact, input_shape, size, scale_factor, mode, align_corners,
+                      recompute_scale_factor, antialias):
+    return grad.new_empty(input_shape)
+
+# %% ../nbs/51_torch.ipynb #c5a10005
+def _routed_setup(ctx, inputs, output):
+    "What the routed op's backward needs: the input's shape, the call's arguments, which map ran."
+    ctx.input_shape, ctx.arguments = list(inputs[0].shape), inputs[1:]
+    ctx.save_for_backward(output[1])
+
+# %% ../nbs/51_torch.ipynb #c5a10006
+def _routed_backward(ctx, grad, _exact_grad):
+    exact, = ctx.saved_tensors
+    g = _routed_grad(grad.contiguous(), exact, ctx.input_shape, *ctx.arguments)
+    return (g,) + (None,) * 6
+
+
+_routed_op.register_autograd(_routed_backward, setup_context=_routed_setup)
+
+# %% ../nbs/51_torch.ipynb #c5a10007
+def _compiled_route(input, size, scale_factor, mode, align_corners, recompute, antialias):
+    "A traced nearest call as the routed op: size and scale_factor as lists, one per axis."
+    axes = input.dim() - 2
+    sizes = None if size is None else list(size) if isinstance(size, (tuple, list)) else [size] * axes
+    scales = scale_factor
+    if scale_factor is not None and not isinstance(scale_factor, (tuple, list)):
+        scales = [scale_factor] * axes
+    scales = None if scales is None else [float(s) for s in scales]
+    y, _ = _routed_op(input, sizes, scales, mode, align_corners, recompute, antialias)
+    return y
+
 # %% ../nbs/51_torch.ipynb #3f52ac27
 @contextlib.contextmanager
 def _exact_interpolate():
     """F.interpolate exact in this context for the block: the wrapper is installed while any
     context has a block open and consults a context variable, so other threads and tasks keep
-    PyTorch's own, and blocks may close in any order."""
+    PyTorch's own, and blocks may close in any order. nn.Upsample refuses torch.jit.script."""
     with _LOCK:
         if _INSTALLED['open'] == 0 and F.interpolate is not _routed_interpolate:
             _INSTALLED['replaced'] = F.interpolate
             F.interpolate = _routed_interpolate
+            nn.Upsample.__prepare_scriptable__ = _upsample_scriptable
         _INSTALLED['open'] += 1
     _EXACT_BLOCKS.set(_EXACT_BLOCKS.get() + 1)
     try:
@@ -700,6 +794,8 @@ def _exact_interpolate():
             _INSTALLED['open'] -= 1
             if _INSTALLED['open'] == 0 and F.interpolate is _routed_interpolate:
                 F.interpolate = _INSTALLED['replaced']
+                if nn.Upsample.__dict__.get('__prepare_scriptable__') is _upsample_scriptable:
+                    del nn.Upsample.__prepare_scriptable__
 
 # %% ../nbs/51_torch.ipynb #6b7ffaa7
 def _exact_upsample_forward(module, input):
