@@ -689,7 +689,8 @@ def _upsample_scriptable(module):
     """nn.Upsample's torch.jit.script hook while a patch() block is open: a nearest one refused
     before TorchScript compiles it, or reuses its compile of PyTorch's own F.interpolate."""
     if module.mode in NEAREST_MODES:
-        _refuse_script(f'{type(module).__name__}(mode={module.mode!r}) while a patch() block is open')
+        what = f'{type(module).__name__}(mode={module.mode!r})'
+        _refuse_script(f'{what} while a patch() block is open')
     return module
 
 # %% ../nbs/51_torch.ipynb #c5a10008
@@ -765,7 +766,9 @@ _routed_op.register_autograd(_routed_backward, setup_context=_routed_setup)
 def _compiled_route(input, size, scale_factor, mode, align_corners, recompute, antialias):
     "A traced nearest call as the routed op: size and scale_factor as lists, one per axis."
     axes = input.dim() - 2
-    sizes = None if size is None else list(size) if isinstance(size, (tuple, list)) else [size] * axes
+    sizes = size
+    if size is not None:
+        sizes = list(size) if isinstance(size, (tuple, list)) else [size] * axes
     scales = scale_factor
     if scale_factor is not None and not isinstance(scale_factor, (tuple, list)):
         scales = [scale_factor] * axes
