@@ -31,7 +31,7 @@ from resize_nearest.models.cli_plumbing import (
     _demo_compiler_example, _demo_failing_size, _figure_folder, _fix_target,
     _fixed, _integer_ticks, _onnxruntime_refusal, _print_fix, _print_report, _quiet_pipe,
     _read_model, _refused, _say, _silence_stdout, _write_json, figure_path, finding_lines,
-    printable, save_figure,
+    printable, write_figure,
 )
 
 # %% ../nbs/52_cli.ipynb #4ff62574
@@ -189,7 +189,7 @@ def demo(fig_dir='.', seed: int = 0, force: bool = False) -> dict:
     _demo_compiler_example(rng, results)
     ac, ex = _demo_failing_size(rng, results)
     fig = plot_difference(ac[0], ex[0], 'as-compiled vs exact kernel, 26x26 -> 22x22')
-    save_figure(fig, path, force)
+    write_figure(fig, path, force)
     print(f'wrote {path}')
     bad = [k for k, v in results.items() if k[0] != '26->22' and v]
     if bad:
@@ -232,7 +232,7 @@ def sweep(max_size: int = 24, fig_dir='.', progress: bool = None, force: bool = 
         first = min((tuple(int(t) for t in b) for b in bad), key=max) if len(bad) else '-'
         print(f'{v:>12} {c.size:>7} {int((c > 0).sum()):>12} {int(c.sum()):>13}  {first}')
     title = f'as-compiled kernel: wrong pixels, n x n -> m x m, n,m <= {max_size}'
-    save_figure(plot_sweep(res['as_compiled'], title), path, force)
+    write_figure(plot_sweep(res['as_compiled'], title), path, force)
     print(f'wrote {path}')
     if res['exact'].any():
         raise SystemExit('sweep FAILED: the exact kernel differs from the integer map')

@@ -121,7 +121,7 @@ def figure_path(fig_dir, name: str, force: bool = False) -> Path:
     return path
 
 # %% ../../nbs/e5b_cli_plumbing.ipynb #02537152
-def save_figure(fig: Figure, path: Path, force: bool = False):
+def write_figure(fig: Figure, path: Path, force: bool = False):
     """Write `fig` as a PNG to a new file beside `path`, then rename it to `path`: a link there is
     replaced, never followed, and no half-written file is ever left."""
     tmp = path.parent / f'.{path.name}.{secrets.token_hex(6)}.tmp'
