@@ -10,16 +10,10 @@ __all__ = ['interpolate_nearest', 'ResizeNearest', 'patch', 'audit']
 
 # %% ../nbs/51_torch.ipynb #a905909b
 import contextlib
-import contextvars
 import dataclasses
-import functools
-import math
-import threading
-import weakref
 from fractions import Fraction
 from typing import List, Optional
 
-import ml_dtypes
 import numpy as np
 
 try:
@@ -32,8 +26,6 @@ except ModuleNotFoundError as missing:  # a bare 'No module named torch' names n
     ) from missing
 import torch.nn as nn
 import torch.nn.functional as F
-from .maps.index_map import src_index_exact
-from .maps.nearest_modes import source_index
 from .models.audit import AuditRow, _finding
 
 # %% ../nbs/51_torch.ipynb #9c354c4c
@@ -41,236 +33,52 @@ from .models.onnx_reader import AxisResize, ResizeNode
 from .host.api import resize_nearest, check_backend
 from .host.api import build_request, prepare_request, run_request
 from .studies.benchmark import median_seconds, sample_seconds
+from resize_nearest.host.torch_plumbing import (
+    NEAREST_MODES, _F_INTERPOLATE, _CONVENTION, _aten_axis, _axis_scales, _exact_for_good,
+    _exact_interpolate, _exact_resize, _float_ints, _from_numpy, _hold, _memory_format,
+    _output_size, _plain, _pytorch_refusal, _release, _remembered_call, _script_resize,
+    _to_numpy, _traced, _traced_resize, _typed, axis_target,
+)
 
-# %% ../nbs/51_torch.ipynb #eb6ab24a
-@functools.lru_cache(maxsize=512)
-def _exact(in_size: int, out_size: int) -> np.ndarray:
-    a = src_index_exact(np.arange(out_size), in_size, out_size)
-    a.flags.writeable = False
-    return a
-
-# %% ../nbs/51_torch.ipynb #f8934d4f
-def exact_indices(in_size: int, out_size: int, device='cpu') -> torch.Tensor:
-    """int64 source index (d*in)//out for d < out, in integer arithmetic (cached per size pair as
-    NumPy, so tracing sees constants)."""
-    return torch.from_numpy(_exact(in_size, out_size).copy()).to(device)
-
-# %% ../nbs/51_torch.ipynb #bd8960d9
-def _real_tensors():
-    """A context in which tensors are real even inside torch.export's fake-tensor tracing (the probe
-    needs values)."""
-    try:
-        from torch._subclasses.fake_tensor import unset_fake_temporarily
-    except ImportError:
-        return contextlib.nullcontext()
-    return unset_fake_temporarily()
-
-# %% ../nbs/51_torch.ipynb #95de3b14
-@functools.lru_cache(maxsize=1024)
-def _probe(in_size: int, out_size: int, spatial: int, double: bool) -> np.ndarray:
-    with _real_tensors(), torch.no_grad():
-        x = torch.arange(in_size, dtype=torch.float64 if double else torch.float32).view(
-            1, 1, in_size, *([1] * (spatial - 1))
-        )
-        a = (
-            F.interpolate(x, size=(out_size,) + (1,) * (spatial - 1), mode='nearest')
-            .reshape(-1)
-            .to(torch.int64)
-            .numpy()
-            .copy()
-        )
-    a.flags.writeable = False
-    return a
-
-# %% ../nbs/51_torch.ipynb #50a5a9a6
-def torch_axis_indices(
-    in_size: int, out_size: int, spatial: int = 2, dtype=torch.float32
+# %% ../nbs/51_torch.ipynb #c2ea6e93
+def interpolate_nearest(
+    input: torch.Tensor,  # (N, C, L), (N, C, H, W) or (N, C, D, H, W)
+    size=None,  # output size: an int or one per spatial axis
+    scale_factor=None,  # or a multiplier per axis (output = floor(in * scale))
+    mode: str = 'nearest',
+    align_corners=None,
+    recompute_scale_factor=None,
+    antialias: bool = False,
+    *,
+    # None: PyTorch ops (the NKI kernel on an XLA device); 'nki', 'nki-sim' or 'cpu': the NKI kernel
+    backend: str = None,
 ) -> torch.Tensor:
-    """The source index PyTorch's own nearest kernel picks along one axis of a `spatial`-D resize of
-    `dtype` input (probed)."""
-    return torch.from_numpy(_probe(in_size, out_size, spatial, dtype == torch.float64).copy())
-
-# %% ../nbs/51_torch.ipynb #b4df3239
-def _torch_wrong(in_size: int, out_size: int, spatial: int, dtype) -> np.ndarray:
-    "Output indices along one axis where PyTorch's nearest index differs from the exact one."
-    return np.flatnonzero(
-        _probe(in_size, out_size, spatial, dtype == torch.float64) != _exact(in_size, out_size)
-    )
-
-# %% ../nbs/51_torch.ipynb #14-012
-def _gather(x, maps):
-    """x gathered along every spatial axis with the given index vectors (a pure, differentiable
-    gather)."""
-    for a, idx in enumerate(maps):
-        x = x.index_select(2 + a, idx)
-    return x
-
-# %% ../nbs/51_torch.ipynb #867e0f2f
-def _memory_format(x):
-    """The memory format F.interpolate gives x's output: channels_last (channels_last_3d) for
-    input laid out so and not also contiguous, else contiguous (plain Python for TorchScript)."""
-    cl = torch.channels_last
-    if x.dim() == 4 and not x.is_contiguous() and x.is_contiguous(memory_format=cl):
-        return cl
-    cl3d = torch.channels_last_3d
-    if x.dim() == 5 and not x.is_contiguous() and x.is_contiguous(memory_format=cl3d):
-        return cl3d
-    return torch.contiguous_format
-
-# %% ../nbs/51_torch.ipynb #bdbc7083
-def _keep_format(x, y):
-    """y in x's memory format (channels_last / channels_last_3d survive the fixes, as they survive
-    F.interpolate); y itself where x is contiguous (index_select's output already is)."""
-    fmt = _memory_format(x)
-    if fmt == torch.contiguous_format:
-        return y
-    return y.contiguous(memory_format=fmt)
-
-# %% ../nbs/51_torch.ipynb #4acda8ec
-_ATEN_NEAREST = {  # mode -> spatial dimensions -> ATen's kernel (output size and scales)
-    'nearest': {
-        1: torch._C._nn.upsample_nearest1d,
-        2: torch._C._nn.upsample_nearest2d,
-        3: torch._C._nn.upsample_nearest3d,
-    },
-    'nearest-exact': {
-        1: torch._C._nn._upsample_nearest_exact1d,
-        2: torch._C._nn._upsample_nearest_exact2d,
-        3: torch._C._nn._upsample_nearest_exact3d,
-    },
-}
-# the ONNX convention of each mode (chapter 1.3): nearest-exact is floor((d + 1/2) * in/out)
-_CONVENTION = {'nearest': 'asymmetric', 'nearest-exact': 'tf_half_pixel_for_nn'}
-SCALE_STEPS = 8  # float32 steps tried on each side of in/out (or of 1/scale_factor)
-
-# %% ../nbs/51_torch.ipynb #8364d86b
-@functools.lru_cache(maxsize=2048)
-def axis_target(in_size: int, out_size: int, scale=None, mode: str = 'nearest') -> np.ndarray:
-    """The exact source index of each output index along one axis, at most in - 1: for `nearest`
-    (d*in)//out, or with a scale factor floor(d / scale); for `nearest-exact` the same with d + 1/2
-    in place of d; in exact arithmetic on the scale's float."""
-    if scale is None and mode == 'nearest':
-        return _exact(in_size, out_size)
-    a = source_index(_CONVENTION[mode], 'floor', in_size, out_size, scale)
-    a.flags.writeable = False
-    return a
-
-# %% ../nbs/51_torch.ipynb #03640c31
-@functools.lru_cache(maxsize=4096)
-def _aten_axis(in_size, out_size, spatial: int, double: bool, scale, mode='nearest') -> tuple:
-    "(forward map, backward counts) of ATen's nearest kernel along one axis, `scale` passed as is."
-    dtype = torch.float64 if double else torch.float32
-    with _real_tensors(), torch.enable_grad():
-        x = torch.arange(in_size, dtype=dtype).view(1, 1, in_size, *([1] * (spatial - 1)))
-        x.requires_grad_()
-        scales = [scale] + [None] * (spatial - 1)
-        y = _ATEN_NEAREST[mode][spatial](x, [out_size] + [1] * (spatial - 1), *scales)
-        y.backward(torch.ones_like(y))
-    forward = y.detach().reshape(-1).to(torch.int64).numpy()
-    return forward, x.grad.reshape(-1).to(torch.int64).numpy()
-
-# %% ../nbs/51_torch.ipynb #b8ed6cee
-def _scale_candidates(in_size: int, out_size: int, scale):
-    "The scale as given first, then scales whose float32 reciprocal is a step or more away."
-    yield scale
-    base = np.float32(in_size / out_size if scale is None else 1.0 / scale)
-    up = down = base
-    for _ in range(SCALE_STEPS):
-        up = np.nextafter(up, np.float32(np.inf))
-        down = np.nextafter(down, np.float32(0))
-        for r in (up, down):
-            if np.float32(1.0 / (1.0 / float(r))) == r:  # ATen casts 1/scale to float32
-                yield 1.0 / float(r)
-
-# %% ../nbs/51_torch.ipynb #e3d3b225
-@functools.lru_cache(maxsize=4096)
-def aten_scale(in_size, out_size, spatial: int, double: bool, scale=None, mode='nearest'):
-    """(found, the scale to pass ATen) so that its forward and backward follow `axis_target`
-    exactly along this axis; (False, None) when no candidate does."""
-    target = axis_target(in_size, out_size, scale, mode)
-    counts = np.bincount(target, minlength=in_size)
-    for candidate in _scale_candidates(in_size, out_size, scale):
-        forward, backward = _aten_axis(in_size, out_size, spatial, double, candidate, mode)
-        if np.array_equal(forward, target) and np.array_equal(backward, counts):
-            return True, candidate
-    return False, None
-
-# %% ../nbs/51_torch.ipynb #a94fec14
-_PLANS = {}  # (input sizes, output sizes, scales, float64?, mode) -> the scales for ATen, or None
-CALLS_MAX = 4096  # entries each host memory (_PLANS, _SIZES, _CALLS) keeps; past it, cleared
-
-# %% ../nbs/51_torch.ipynb #3eb0ff82
-def _remember(memory: dict, key, value):
-    "value stored under key; a memory at CALLS_MAX entries is cleared first (so it stays bounded)."
-    if len(memory) >= CALLS_MAX:
-        memory.clear()
-    memory[key] = value
-    return value
-
-# %% ../nbs/51_torch.ipynb #028a72c7
-# index planning is host Python (NumPy, probes): torch.compile runs it eagerly, once per key
-@torch.compiler.disable
-def _exact_plan(ins: tuple, out: tuple, scales: tuple, double: bool, mode: str):
-    "Per axis the scale to pass ATen, or None when some axis has no verified scale."
-    found = [aten_scale(i, o, len(ins), double, s, mode) for i, o, s in zip(ins, out, scales)]
-    plan = tuple(arg for _, arg in found) if all(ok for ok, _ in found) else None
-    return _remember(_PLANS, (ins, out, scales, double, mode), plan)
-
-# %% ../nbs/51_torch.ipynb #f6a18097
-# a call's arguments (input shape, dtype, device, F.interpolate's own) -> (ATen op, output size,
-# verified scales): a repeated call goes straight to ATen, as F.interpolate's own path does
-_CALLS = {}
-
-# %% ../nbs/51_torch.ipynb #2d5035fa
-def _remembered_call(key):
-    "The ATen call remembered for these arguments, or None (unhashable arguments included)."
-    try:
-        return _CALLS.get(key)
-    except (TypeError, RuntimeError):  # a list, or a tensor whose comparison is not one bool
-        return None
-
-# %% ../nbs/51_torch.ipynb #6a342da6
-def _exact_resize(x, out: tuple, scales: tuple, call_key=None, mode='nearest'):
-    """ATen's nearest kernel with verified scales (remembered under `call_key` when given), else
-    index_select gathers along the exact maps."""
-    ins = tuple(x.shape[2:])
-    key = (ins, out, scales, x.dtype == torch.float64, mode)
-    plan = _PLANS[key] if key in _PLANS else _exact_plan(*key)
-    aten = _ATEN_NEAREST[mode][len(ins)]
-    if plan is not None:
-        try:
-            y = aten(x, list(out), *plan)
-        except (RuntimeError, NotImplementedError):
-            pass  # a dtype ATen's nearest kernel does not resize (int16, int32, ...)
-        else:
-            if call_key is not None:
-                _remember(_CALLS, call_key, (aten, list(out), plan))
-            return y
-    maps = [
-        torch.from_numpy(axis_target(i, o, s, mode).copy()).to(x.device)
-        for i, o, s in zip(ins, out, scales)
-    ]
-    return _keep_format(x, _gather(x, maps))
-
-# %% ../nbs/51_torch.ipynb #d02c55fc
-def _to_numpy(t):
-    "A CPU tensor as NumPy (bfloat16 through ml_dtypes, which NumPy lacks natively)."
-    t = t.detach().cpu().contiguous()
-    return (
-        t.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
-        if t.dtype == torch.bfloat16
-        else t.numpy()
-    )
-
-# %% ../nbs/51_torch.ipynb #80575945
-def _from_numpy(a, like):
-    if a.dtype.name == 'bfloat16':
-        return (
-            torch.from_numpy(np.ascontiguousarray(a).view(np.int16))
-            .view(torch.bfloat16)
-            .to(like.device)
-        )
-    return torch.from_numpy(np.ascontiguousarray(a)).to(like.device)
+    """F.interpolate(mode='nearest' or 'nearest-exact') with every source index exact: (d*in)//out
+    for sizes, floor(d/scale) for scale factors, with d + 1/2 for nearest-exact (the
+    table in chapter 5.1)."""
+    args = (size, scale_factor, align_corners, recompute_scale_factor, antialias)
+    if backend is None and not torch.compiler.is_compiling() and type(input) is torch.Tensor:
+        key = (input.shape, input.dtype, input.device, mode, _typed(args))
+        remembered = _remembered_call(key)
+        if remembered is not None:
+            op, out, plan = remembered
+            return op(input, out, *plan)
+    if not isinstance(input, torch.Tensor):
+        raise TypeError(f'input must be a torch.Tensor, got {type(input).__name__}')
+    if mode not in NEAREST_MODES:
+        raise ValueError(f'interpolate_nearest does mode {NEAREST_MODES}, got mode={mode!r}')
+    if input.dtype == torch.bool or input.is_complex():
+        _pytorch_refusal(input, mode, *args)
+    if backend is None and input.device.type != 'xla' and _traced(input):
+        return _traced_resize(input, mode, *args)
+    out = _output_size(input, mode, *args)
+    scales = _axis_scales(input, scale_factor, recompute_scale_factor)
+    if backend is None and input.device.type == 'xla':
+        backend = 'nki'
+    if backend is None:
+        plain = type(input) is torch.Tensor and all(_plain(a) for a in args)
+        return _exact_resize(input, out, scales, key if plain else None, mode)
+    return _nki_resize(input, out, scales, backend, mode)
 
 # %% ../nbs/51_torch.ipynb #43a7087c
 def _kernel_convention(in_hw, out, scales, mode) -> dict:
@@ -325,105 +133,6 @@ class _NkiResize(torch.autograd.Function):
             grad = grad.new_zeros(shape).index_add_(dim, index, grad)
         return grad, None, None, None, None
 
-# %% ../nbs/51_torch.ipynb #0ca41c32
-_F_INTERPOLATE = F.interpolate  # PyTorch's own, kept before patch() replaces the attribute
-NEAREST_MODES = ('nearest', 'nearest-exact')  # F.interpolate's nearest modes, both made exact
-
-# %% ../nbs/51_torch.ipynb #a94c0622
-def _plain(value) -> bool:
-    "Whether an argument is a plain Python number, None, or a tuple of numbers (cacheable)."
-    if isinstance(value, tuple):
-        return all(type(v) in (int, float) for v in value)
-    return value is None or type(value) in (int, float, bool)
-
-# %% ../nbs/51_torch.ipynb #55eb19ae
-_SIZES = {}  # plain arguments and their types -> output spatial size (F.interpolate accepted them)
-
-# %% ../nbs/51_torch.ipynb #a06a034e
-def _typed(args) -> tuple:
-    """The arguments with their types (and their elements' types), so that values Python holds
-    equal and hashes alike, 22 and 22.0 or True and 1, stay apart: F.interpolate accepts one and
-    refuses the other."""
-    return tuple((type(a), tuple(map(type, a)) if isinstance(a, tuple) else None, a) for a in args)
-
-# %% ../nbs/51_torch.ipynb #9adc3895
-def _output_size(input, mode, size, scale_factor, align_corners, recompute_scale_factor, antialias):
-    "PyTorch's own validation and output size: remembered for plain arguments, else worked out."
-    args = (mode, size, scale_factor, align_corners, recompute_scale_factor, antialias)
-    if not all(_plain(a) for a in args[1:]):
-        return _meta_output_size(tuple(input.shape), input.dtype, *args)
-    key = (tuple(input.shape), input.dtype, _typed(args))
-    if key in _SIZES:
-        return _SIZES[key]
-    return _remember(_SIZES, key, _meta_output_size(tuple(input.shape), input.dtype, *args))
-
-# %% ../nbs/51_torch.ipynb #08546a1b
-def _meta_output_size(shape, dtype, mode, size, scale_factor, align_corners, recompute, antialias):
-    """F.interpolate on a meta tensor (no data, no work): its checks, and the output's spatial
-    size. An empty input is a real tensor instead: it costs nothing either, and torch 2.13's meta
-    upsample_nearest1d/2d/3d fail on it (a TypeError inside torch._check) where the real ones
-    accept it."""
-    device = 'cpu' if math.prod(shape) == 0 else 'meta'
-    meta = torch.empty(shape, dtype=dtype, device=device)
-    y = _F_INTERPOLATE(meta, size, scale_factor, mode, align_corners, recompute, antialias)
-    return tuple(y.shape[2:])
-
-# %% ../nbs/51_torch.ipynb #89846e1c
-def _pytorch_refusal(input, mode, size, scale_factor, align_corners, recompute, antialias):
-    """F.interpolate on no data (the empty batch input[:0]) for a dtype its nearest kernels lack:
-    its checks, then its refusal, so the drop-in raises exactly what PyTorch raises."""
-    empty = input[:0] if input.dim() else input
-    _F_INTERPOLATE(empty, size, scale_factor, mode, align_corners, recompute, antialias)
-
-# %% ../nbs/51_torch.ipynb #f5060ce5
-def _axis_scales(input, scale_factor, recompute_scale_factor) -> tuple:
-    "Per axis the scale factor the source index follows, or None where it follows the sizes."
-    n = input.dim() - 2
-    if scale_factor is None or recompute_scale_factor:
-        return (None,) * n
-    factors = scale_factor if isinstance(scale_factor, (tuple, list)) else (scale_factor,) * n
-    return tuple(float(s) for s in factors)
-
-# %% ../nbs/51_torch.ipynb #c2ea6e93
-def interpolate_nearest(
-    input: torch.Tensor,  # (N, C, L), (N, C, H, W) or (N, C, D, H, W)
-    size=None,  # output size: an int or one per spatial axis
-    scale_factor=None,  # or a multiplier per axis (output = floor(in * scale))
-    mode: str = 'nearest',
-    align_corners=None,
-    recompute_scale_factor=None,
-    antialias: bool = False,
-    *,
-    # None: PyTorch ops (the NKI kernel on an XLA device); 'nki', 'nki-sim' or 'cpu': the NKI kernel
-    backend: str = None,
-) -> torch.Tensor:
-    """F.interpolate(mode='nearest' or 'nearest-exact') with every source index exact: (d*in)//out
-    for sizes, floor(d/scale) for scale factors, with d + 1/2 for nearest-exact (the
-    table in chapter 5.1)."""
-    args = (size, scale_factor, align_corners, recompute_scale_factor, antialias)
-    if backend is None and not torch.compiler.is_compiling() and type(input) is torch.Tensor:
-        key = (input.shape, input.dtype, input.device, mode, _typed(args))
-        remembered = _remembered_call(key)
-        if remembered is not None:
-            op, out, plan = remembered
-            return op(input, out, *plan)
-    if not isinstance(input, torch.Tensor):
-        raise TypeError(f'input must be a torch.Tensor, got {type(input).__name__}')
-    if mode not in NEAREST_MODES:
-        raise ValueError(f'interpolate_nearest does mode {NEAREST_MODES}, got mode={mode!r}')
-    if input.dtype == torch.bool or input.is_complex():
-        _pytorch_refusal(input, mode, *args)
-    if backend is None and input.device.type != 'xla' and _traced(input):
-        return _traced_resize(input, mode, *args)
-    out = _output_size(input, mode, *args)
-    scales = _axis_scales(input, scale_factor, recompute_scale_factor)
-    if backend is None and input.device.type == 'xla':
-        backend = 'nki'
-    if backend is None:
-        plain = type(input) is torch.Tensor and all(_plain(a) for a in args)
-        return _exact_resize(input, out, scales, key if plain else None, mode)
-    return _nki_resize(input, out, scales, backend, mode)
-
 # %% ../nbs/51_torch.ipynb #0b4bfbe2
 def _nki_resize(input, out, scales, backend, mode='nearest'):
     "The NKI kernel's path, after the checks only it needs."
@@ -438,17 +147,6 @@ def _nki_resize(input, out, scales, backend, mode='nearest'):
     if input.device.type == 'meta':
         raise ValueError('the NKI kernel copies data, and a meta tensor has none')
     return _NkiResize.apply(input, out, backend, tuple(scales), mode)
-
-# %% ../nbs/51_torch.ipynb #9a87f306
-def _float_ints(factor):
-    """An int scale factor (or int elements) as float, as nn.Upsample stores them: F.interpolate
-    takes both alike, and TorchScript's F.interpolate takes floats only."""
-    if type(factor) is int:
-        return float(factor)
-    if isinstance(factor, (tuple, list)):
-        floats = [float(f) if type(f) is int else f for f in factor]
-        return floats if isinstance(factor, list) else tuple(floats)
-    return factor
 
 # %% ../nbs/51_torch.ipynb #0f258992
 class _ResizeNearestHost(nn.Module):
@@ -521,273 +219,10 @@ class ResizeNearest(_ResizeNearestHost):
 
 
 
-# %% ../nbs/51_torch.ipynb #80cc07c4
-def _traced(x) -> bool:
-    """Whether x is being traced by torch.compile or torch.export: then nothing runs on the host
-    (no probing, no cached plans) and the index is built from the sizes by integer tensor ops."""
-    return torch.compiler.is_compiling() or not all(type(s) is int for s in x.shape)
-
-# %% ../nbs/51_torch.ipynb #b90d9208
-def _floor_quotient(n, num: int, den: int):
-    """floor(n * den / num) for an int64 tensor n of values below 2^32, exactly, where den is a
-    power of two and num < 2^54 when den > 1 (twice a float's `as_integer_ratio` numerator at
-    most): long division in int64, a few bits of den at a time so that no product reaches 2^63."""
-    if num >= 2**62:
-        return torch.zeros_like(n)  # den is 1 here and n / num < 1
-    shift = den.bit_length() - 1
-    first = min(shift, 30)  # n < 2^32, so n * 2^30 < 2^62
-    quotient, rest = (n * 2**first) // num, (n * 2**first) % num
-    shift -= first
-    while shift:
-        step = min(shift, 8)  # rest < num < 2^54, so rest * 2^8 < 2^62
-        quotient = quotient * 2**step + (rest * 2**step) // num
-        rest = (rest * 2**step) % num
-        shift -= step
-    return quotient
-
-# %% ../nbs/51_torch.ipynb #78e294f1
-def _traced_axis_index(in_size, out_size, scale, device, mode='nearest'):
-    """The exact source index along one axis as tensor ops: (d*in)//out or floor(d / scale) for
-    `nearest`; floor((d + 1/2) * in/out) or floor((d + 1/2) / scale) for `nearest-exact`."""
-    d = torch.arange(out_size, device=device)
-    half = mode == 'nearest-exact'
-    n = 2 * d + 1 if half else d  # (d + 1/2) = (2d + 1) / 2
-    if scale is None:
-        index = n * in_size // (2 * out_size if half else out_size)
-    else:
-        num, den = float(scale).as_integer_ratio()
-        index = _floor_quotient(n, 2 * num if half else num, den)
-    return index.clamp(max=in_size - 1)
-
-# %% ../nbs/51_torch.ipynb #20d16a48
-def _exported_sizes(input, args):
-    """Under torch.onnx.export: PyTorch's checks on a meta tensor of the traced shape, then the
-    output sizes as graph ops (floor(in * scale) in double for a scale factor), so that no
-    Resize is left in the exported graph."""
-    size, scale_factor = args[0], args[1]
-    shape = tuple(int(s) for s in input.shape)
-    static = _meta_output_size(shape, input.dtype, args[2], size, scale_factor, *args[3:])
-    if scale_factor is None:
-        return static  # the sizes given: constants of the graph
-    axes = len(static)
-    factors = scale_factor if isinstance(scale_factor, (tuple, list)) else (scale_factor,) * axes
-    outs = []
-    for n, s in zip(input.shape[2:], factors):  # floor(in * s) in double, as F.interpolate
-        n = n if isinstance(n, torch.Tensor) else torch.tensor(n)
-        outs.append(torch.floor(n.to(torch.float64) * float(s)).to(torch.int64))
-    return outs
-
-# %% ../nbs/51_torch.ipynb #a06804f8
-def _traced_resize(
-    input, mode, size, scale_factor, align_corners, recompute_scale_factor, antialias
-):
-    """The exact resize as a graph torch.compile and torch.export keep whole, with symbolic sizes:
-    PyTorch's checks and output size from F.interpolate on the empty batch input[:0], then one
-    index_select per axis (its backward, index_add, is the exact adjoint)."""
-    args = (size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
-    scales = _axis_scales(input, scale_factor, recompute_scale_factor)
-    if torch.onnx.is_in_onnx_export():
-        out = _exported_sizes(input, args)
-    else:  # F.interpolate's positional order
-        out = _F_INTERPOLATE(input[:0], *args).shape[2:]
-    ins = input.shape[2:]
-    maps = [_traced_axis_index(i, o, s, input.device, mode) for i, o, s in zip(ins, out, scales)]
-    return _keep_format(input, _gather(input, maps))
-
-# %% ../nbs/51_torch.ipynb #37e1300a
-def _script_floor_quotient(n: torch.Tensor, scale: float, half: bool) -> torch.Tensor:
-    """floor(n / scale), or floor(n / (2 scale)) when half, exactly in TorchScript's int64: the
-    float scale is num / 2^shift, found by doubling it until it is whole (each doubling is exact),
-    then floor(n * 2^shift / num) by long division, as _floor_quotient does."""
-    if scale >= 2.0**61:
-        return torch.zeros_like(n)  # n < 2^33, so n / scale < 1
-    whole, shift = scale, 0
-    while whole != math.floor(whole):
-        whole = whole * 2.0
-        shift += 1
-    num = int(whole) * (2 if half else 1)  # below 2^54 when shift > 0 (a double's mantissa)
-    first = min(shift, 29)  # n < 2^33, so n * 2^29 < 2^62
-    quotient, rest = (n * (1 << first)) // num, (n * (1 << first)) % num
-    shift -= first
-    while shift > 0:
-        step = min(shift, 8)  # rest < num < 2^54, so rest * 2^8 < 2^62
-        quotient = quotient * (1 << step) + (rest * (1 << step)) // num
-        rest = (rest * (1 << step)) % num
-        shift -= step
-    return quotient
-
-# %% ../nbs/51_torch.ipynb #4a2ba916
-def _script_axis_index(
-    in_size: int, out_size: int, scale: Optional[float], half: bool, device: torch.device
-) -> torch.Tensor:
-    "The exact source index along one axis, as _traced_axis_index gives it, in TorchScript."
-    d = torch.arange(out_size, device=device)
-    n = 2 * d + 1 if half else d  # d + 1/2 = (2d + 1) / 2
-    if scale is None:
-        index = n * in_size // (2 * out_size if half else out_size)
-    else:
-        index = _script_floor_quotient(n, scale, half)
-    return index.clamp(max=in_size - 1)
-
-# %% ../nbs/51_torch.ipynb #b6564469
-def _script_resize(
-    x: torch.Tensor, out: List[int], scales: List[Optional[float]], half: bool
-) -> torch.Tensor:
-    "index_select along each spatial axis with its exact map, in x's memory format."
-    y = x
-    for a in range(len(out)):
-        y = y.index_select(2 + a, _script_axis_index(x.shape[2 + a], out[a], scales[a], half,
-                                                     x.device))
-    return _keep_format(x, y)
-
-# %% ../nbs/51_torch.ipynb #a72b9935
-# F.interpolate is exact in a context (a thread, an asyncio task) while this counts open blocks
-_EXACT_BLOCKS = contextvars.ContextVar('resize_nearest_exact_blocks', default=0)
-_LOCK = threading.Lock()  # guards the counts below across threads
-# patch() blocks open in all contexts (the wrapper is installed while any is), and the function
-# it replaced (PyTorch's own, or another library's wrapper), which calls from outside a block get
-_INSTALLED = {'open': 0, 'replaced': _F_INTERPOLATE}
-_MODULE_BLOCKS = weakref.WeakKeyDictionary()  # module -> patch(model) blocks holding its forward
-
-# %% ../nbs/51_torch.ipynb #9ec9c227
-def _refuse_script(what: str):
-    "torch.jit.script's hook where it would compile PyTorch's inexact F.interpolate: a refusal."
-    raise TypeError(
-        f'torch.jit.script cannot compile {what}: TorchScript would compile PyTorch\'s own'
-        ' F.interpolate, not the exact one. Script outside patch() blocks and without patch_model,'
-        ' and use ResizeNearest, which TorchScript compiles exactly.'
-    )
-
-# %% ../nbs/51_torch.ipynb #da5f5e22
-def _routed_interpolate(
-    input,
-    size=None,
-    scale_factor=None,
-    mode='nearest',
-    align_corners=None,
-    recompute_scale_factor=None,
-    antialias=False,
-):
-    """F.interpolate, exact for nearest modes in a context inside a patch() block; everywhere else
-    the function it replaced (PyTorch's own)."""
-    args = (input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
-    if _EXACT_BLOCKS.get() and mode in NEAREST_MODES and isinstance(input, torch.Tensor):
-        return interpolate_nearest(*args)
-    return _INSTALLED['replaced'](*args)
-
-# %% ../nbs/51_torch.ipynb #c2ce4918
-_routed_interpolate.__prepare_scriptable__ = functools.partial(
-    _refuse_script, 'F.interpolate while a patch() block is open'
-)
-
-# %% ../nbs/51_torch.ipynb #3f52ac27
-@contextlib.contextmanager
-def _exact_interpolate():
-    """F.interpolate exact in this context for the block: the wrapper is installed while any
-    context has a block open and consults a context variable, so other threads and tasks keep
-    PyTorch's own, and blocks may close in any order."""
-    with _LOCK:
-        if _INSTALLED['open'] == 0 and F.interpolate is not _routed_interpolate:
-            _INSTALLED['replaced'] = F.interpolate
-            F.interpolate = _routed_interpolate
-        _INSTALLED['open'] += 1
-    _EXACT_BLOCKS.set(_EXACT_BLOCKS.get() + 1)
-    try:
-        yield
-    finally:
-        _EXACT_BLOCKS.set(max(_EXACT_BLOCKS.get() - 1, 0))
-        with _LOCK:
-            _INSTALLED['open'] -= 1
-            if _INSTALLED['open'] == 0 and F.interpolate is _routed_interpolate:
-                F.interpolate = _INSTALLED['replaced']
-
-# %% ../nbs/51_torch.ipynb #6b7ffaa7
-def _exact_upsample_forward(module, input):
-    """An nn.Upsample's forward with the exact resize in a nearest mode (its attributes read at
-    every call); in any other mode, nn.Upsample's own."""
-    if module.mode not in NEAREST_MODES:
-        return nn.Upsample.forward(module, input)
-    return interpolate_nearest(
-        input,
-        module.size,
-        module.scale_factor,
-        module.mode,
-        module.align_corners,
-        recompute_scale_factor=getattr(module, 'recompute_scale_factor', None),
-    )
-
-# %% ../nbs/51_torch.ipynb #9f6fbe66
-def _ours(f, func) -> bool:
-    "Whether f is one of the partials of `func` this module sets on an instance."
-    return isinstance(f, functools.partial) and f.func is func
-
-# %% ../nbs/51_torch.ipynb #597a3a84
-def _is_exact(m) -> bool:
-    "Whether m's instance forward is the exact one this module gives."
-    return _ours(m.__dict__.get('forward'), _exact_upsample_forward)
-
-# %% ../nbs/51_torch.ipynb #4357226f
-def _upsamples(model: nn.Module) -> list:
-    """The nearest nn.Upsample modules of `model` whose forward is nn.Upsample's own, or already
-    the exact one: a subclass's forward or one set on the instance is left alone."""
-    return [
-        m for m in model.modules()
-        if isinstance(m, nn.Upsample) and m.mode in NEAREST_MODES
-        and type(m).forward is nn.Upsample.forward
-        and ('forward' not in m.__dict__ or _is_exact(m))
-    ]
-
-# %% ../nbs/51_torch.ipynb #c1187042
-def _make_exact(m):
-    "Give m the exact instance forward (and a clear refusal for torch.jit.script)."
-    m.forward = functools.partial(_exact_upsample_forward, m)
-    m.__prepare_scriptable__ = functools.partial(_refuse_script, 'an nn.Upsample made exact')
-
-# %% ../nbs/51_torch.ipynb #7f0da5f1
-def _unmake_exact(m):
-    "Take back what _make_exact gave m and is still there (not what the user set since)."
-    if _ours(m.__dict__.get('forward'), _exact_upsample_forward):
-        del m.__dict__['forward']
-    if _ours(m.__dict__.get('__prepare_scriptable__'), _refuse_script):
-        del m.__dict__['__prepare_scriptable__']
-
 # %% ../nbs/51_torch.ipynb #57ff9f22
 def patch_model(model: nn.Module) -> nn.Module:
     "Make every nearest nn.Upsample of `model` exact, keeping the modules and their attributes."
-    with _LOCK:
-        for m in _upsamples(model):
-            if not _is_exact(m):
-                _make_exact(m)
-            _MODULE_BLOCKS.pop(m, None)  # for good: no enclosing patch(model) block takes it back
-    return model
-
-# %% ../nbs/51_torch.ipynb #81cab7eb
-def _hold(model: nn.Module) -> list:
-    "The modules a patch(model) block holds: made exact if no block or patch_model has done it."
-    held = []
-    with _LOCK:
-        for m in _upsamples(model):
-            if m in _MODULE_BLOCKS:
-                _MODULE_BLOCKS[m] += 1
-            elif _is_exact(m):
-                continue  # patch_model's, for good
-            else:
-                _make_exact(m)
-                _MODULE_BLOCKS[m] = 1
-            held.append(m)
-    return held
-
-# %% ../nbs/51_torch.ipynb #9f402798
-def _release(held: list):
-    "Each held module back to nn.Upsample's forward when the last block holding it closes."
-    with _LOCK:
-        for m in held:
-            if m not in _MODULE_BLOCKS:
-                continue  # made exact for good by patch_model inside the block
-            _MODULE_BLOCKS[m] -= 1
-            if _MODULE_BLOCKS[m] == 0:
-                del _MODULE_BLOCKS[m]
-                _unmake_exact(m)
+    return _exact_for_good(model, interpolate_nearest)
 
 # %% ../nbs/51_torch.ipynb #ffa07e58
 @contextlib.contextmanager
@@ -795,10 +230,10 @@ def patch(model: nn.Module = None):
     """Exact nearest resizes inside the block: every F.interpolate call of this thread or task,
     or with `model` only its nearest nn.Upsample modules; undone on exit."""
     if model is None:
-        with _exact_interpolate():
+        with _exact_interpolate(interpolate_nearest):
             yield
         return
-    held = _hold(model)
+    held = _hold(model, interpolate_nearest)
     try:
         yield model
     finally:

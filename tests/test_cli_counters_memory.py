@@ -230,7 +230,7 @@ def test_numpy_scalar_attributes_are_read_as_their_values():
 def test_json_is_taken_anywhere(argv, capsys):
     code, out, err = run_cli(argv, capsys)
     rows = json.loads(out)
-    assert code == 1 and rows[0]['implementation'] == 'Neuron compiled kernel'
+    assert code == 1 and rows[0]['implementation'] == 'Neuron compiled kernel (modelled)'
 
 
 @pytest.mark.parametrize('sizes', [

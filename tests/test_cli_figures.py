@@ -63,7 +63,7 @@ def test_a_file_that_appears_while_the_figure_is_drawn_is_not_replaced(tmp_path)
     path.write_text('written meanwhile')
     fig = cli.plot_sweep(cli.np.ones((2, 2)), 'a figure')
     with pytest.raises(FileExistsError, match='--force'):
-        cli.save_figure(fig, path)
+        cli.write_figure(fig, path)
     assert path.read_text() == 'written meanwhile' and os.listdir(tmp_path) == ['demo.png']
 
 

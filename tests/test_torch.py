@@ -4,8 +4,8 @@ import math, os, subprocess, sys, numpy as np, pytest, torch, torch.nn.functiona
 from fractions import Fraction
 from torch.export import Dim
 from pathlib import Path
-from resize_nearest.torch import interpolate_nearest, ResizeNearest, exact_indices, audit, patch
-from resize_nearest.torch import _floor_quotient
+from resize_nearest.torch import interpolate_nearest, ResizeNearest, audit, patch
+from resize_nearest.host.torch_plumbing import _floor_quotient, exact_indices
 import torch.nn as nn
 from resize_nearest.maps.index_map import src_index_exact
 
