@@ -182,16 +182,13 @@ def _resize_plan(r, variant: str):
     return variant, counts['traced_instructions']
 
 # %% ../../nbs/31_api.ipynb #b67f97b8
-_PLANS = {}  # (request key, variant) -> _resize_plan's answer: worked out once per combination
+# (request key, variant) -> _resize_plan's answer, worked out once per combination: a bounded cache
+# that stays whole under threads (functools.lru_cache locks its own bookkeeping)
+_plans = functools.lru_cache(maxsize=1024)(lambda key, variant: _resize_plan(key.request, variant))
 
 # %% ../../nbs/31_api.ipynb #3cb9dfe0
 def _planned(r, variant: str):
-    key = (r.key, variant)
-    if key not in _PLANS:
-        if len(_PLANS) >= 1024:
-            _PLANS.pop(next(iter(_PLANS)))  # the oldest
-        _PLANS[key] = _resize_plan(r, variant)
-    return _PLANS[key]
+    return _plans(r.key, variant)
 
 # %% ../../nbs/31_api.ipynb #fee8c62d
 def _warn_program_size(variant, traced, x_shape, out_hw, stacklevel):

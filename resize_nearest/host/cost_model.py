@@ -137,18 +137,14 @@ class _Tally:
 
 # %% ../../nbs/24_cost_model.ipynb #3bd03d06
 def _cached(count):
-    """A count function of a request (appendix E2a), cached on what it reads (auto asks for every
-    variant on every call). It is called with (x_shape, out_hw, itemsize=4, maps=()), any axis
-    maps, and makes the request itself; `.for_request(request)` takes a request as it is."""
-    cache = {}
+    """A count function of a request (appendix E2a), cached on the request's key (auto asks for
+    every variant on every call) in one bounded cache that stays whole under threads. It is called
+    with (x_shape, out_hw, itemsize=4, maps=()), any axis maps, and makes the request itself;
+    `.for_request(request)` takes a request as it is."""
+    cache = functools.lru_cache(maxsize=256)(lambda key: count(key.request))
 
     def for_request(r) -> dict:
-        key = (r.x_shape, r.out_hw, r.itemsize, r.maps)
-        if key not in cache:
-            if len(cache) >= 256:
-                cache.pop(next(iter(cache)))  # the oldest
-            cache[key] = count(r)
-        return copy.deepcopy(cache[key])
+        return copy.deepcopy(cache(r.key))  # a copy: callers may add to what they are given
 
     @functools.wraps(count)
     def counted(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:
@@ -156,6 +152,7 @@ def _cached(count):
 
     del counted.__wrapped__  # its signature is the one above, not the request's
     counted.for_request = for_request
+    counted.cache_info = cache.cache_info
     return counted
 
 # %% ../../nbs/24_cost_model.ipynb #20da58a1
