@@ -75,3 +75,20 @@ def test_plan_and_cost_caches_hold_under_16_threads_switching_every_microsecond(
     assert errors == []
     held = api._plans.cache_info()
     assert held.currsize <= held.maxsize == 1024
+
+
+def test_a_4k_identity_resize_holds_a_small_multiple_of_its_output():
+    "2160x3840x3 uint8 to the same size: 24.9 MB out; the first call's peak stays within 8x that."
+    import tracemalloc
+    from resize_nearest.host.replay import clear_cache
+
+    x = np.random.default_rng(1).integers(0, 256, (1, 2160, 3840, 3), dtype=np.uint8)
+    clear_cache()
+    tracemalloc.start()
+    try:
+        y = api.resize_nearest(x, (2160, 3840), backend='cpu')
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert np.array_equal(y, x)  # the identity map: every pixel its own
+    assert peak <= 8 * y.nbytes, f'{peak / 2**20:.0f} MiB at the peak for {y.nbytes / 2**20:.0f} MiB out'

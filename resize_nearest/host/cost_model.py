@@ -74,7 +74,8 @@ def axis_sources(in_size: int, out_size: int, axis_map) -> np.ndarray:
     return np.clip((a * d + b) // c, 0, in_size - 1).astype(np.int64)
 
 # %% ../../nbs/24_cost_model.ipynb #ce34714b
-def _flat_map_blocks(in_hw, out_hw, mode, block=1 << 22, maps=()):
+# 2^18 pixels a block: the int64 map and the temporaries of `_gather` stay a few MB each
+def _flat_map_blocks(in_hw, out_hw, mode, block=1 << 18, maps=()):
     """The flat source-pixel map in tile-aligned blocks (memory stays flat on 4K and larger
     images); under `maps`, the source pixels of those axis maps."""
     n = out_hw[0] * out_hw[1]

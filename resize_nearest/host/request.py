@@ -8,7 +8,7 @@ kernels' axis maps and the chip, validated and computed once."""
 __all__ = ['SUPPORTED_DTYPES', 'KERNEL_MODES', 'RequestKey', 'Request', 'build_request']
 
 # %% ../../nbs/e2a_request.ipynb #20-004
-import dataclasses, functools, math, reprlib, types, numpy as np, ml_dtypes
+import dataclasses, functools, math, reprlib, sys, types, numpy as np, ml_dtypes
 from fractions import Fraction
 from ..maps.nearest_modes import COORDINATE_MODES, NEAREST_MODES, affine_params
 from ..maps.plan import MAX_AXIS, axis_map_problems, kernel_maps, smaller_map
@@ -26,7 +26,9 @@ SUPPORTED_DTYPES = tuple(
 # %% ../../nbs/e2a_request.ipynb #bcc7c029
 def _check_array(x, name: str):
     "Refuse anything but a plain, non-empty, 4-D NumPy array of a supported dtype."
-    if isinstance(x, np.ma.MaskedArray):
+    # numpy.ma loads on first use (26 ms): an array made by it means it is loaded already
+    masked = sys.modules.get('numpy.ma')
+    if masked is not None and isinstance(x, masked.MaskedArray):
         raise TypeError(
             f'{name} is a masked array; a kernel copies data, not masks: pass {name}.filled(value)'
             f' or {name}.data'
@@ -239,10 +241,9 @@ def _request(x_shape, dtype, out_hw, convention, maps, chip) -> Request:
 
 # %% ../../nbs/e2a_request.ipynb #e2a-chip
 def request_chip(chip=None) -> str:
-    """The chip a call runs on: `chip` as given (checked), else the attached device's, else the
-    interpreter's target chip."""
+    """The chip a call runs on: `chip` as given (the record checks it against appendix E1a's
+    table), else the attached device's, else the interpreter's target chip."""
     if chip is not None:
-        chip_limits(chip)  # refuses a name outside appendix E1a's table
         return chip
     return device_chip() or current_chip()
 

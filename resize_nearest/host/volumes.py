@@ -19,7 +19,8 @@ import ml_dtypes
 from collections import Counter
 from fractions import Fraction
 from numbers import Real
-from ..kernels.backend import nki, nl, nisa, run_kernel
+import functools
+from ..kernels.backend import nki, nl, nisa, run_kernel, default_backend
 from ..maps.index_map import MAX_INDEX, check_shape
 from ..nki_cpu.memory import contiguous_run
 from ..maps.nearest_modes import COORDINATE_MODES, NEAREST_MODES, affine_params
@@ -36,7 +37,8 @@ from .cost_model import segment_shapes, predict_time
 from .variants import VARIANTS, choose_variant, predict_counts
 # appendix E2a's dtypes, modes and option checks: a volume is checked as an image is
 from .request import SUPPORTED_DTYPES, KERNEL_MODES
-from .request import check_convention, _check_choice
+from .request import check_convention, _check_choice, request_chip
+from .replay import run_resize
 
 # %% ../../nbs/26_volumes.ipynb #27-006
 # free dimensions of one access pattern (aws-neuron-sdk v2.29.1 nki/deep-dives/nki-aps.rst:23-28)
@@ -323,27 +325,27 @@ def depth_is_identity(depth_map, d: int, od: int) -> bool:
     return d == od and segment_list(depth_map, d, od) == [(0, 1, d, 0, 1)]
 
 # %% ../../nbs/26_volumes.ipynb #27-041
-def plane_step(shape, out_hw, dtype, maps, variant: str) -> tuple:
+def plane_step(shape, out_hw, dtype, maps, variant: str, chip: str = 'trn2') -> tuple:
     """(kernel, view, out_shape, extra arguments) of a 2-D run on NHWC `shape`: `variant` by name,
-    or chapter 2.5's choice for 'auto'; ValueError with the variant's first problem."""
+    or chapter 2.5's choice for 'auto', on `chip`; ValueError with the variant's first problem."""
     maps2d = kernel_maps(shape[1:3], tuple(out_hw), maps)
     if variant == 'auto':
-        variant = choose_variant(shape, out_hw, dtype, maps=maps2d)
-    problems = VARIANTS[variant].problems(shape, out_hw, np.dtype(dtype).itemsize, maps2d)
+        variant = choose_variant(shape, out_hw, dtype, chip, maps=maps2d)
+    problems = VARIANTS[variant].problems(shape, out_hw, np.dtype(dtype), maps2d, chip)
     if problems:
         raise ValueError(f'variant {variant!r} cannot resize {shape} -> {out_hw}: {problems[0]}')
     extra = (maps2d,) if len(maps2d) else ()
     return VARIANTS[variant].kernel, tuple(shape), (shape[0], *out_hw, shape[3]), extra
 
 # %% ../../nbs/26_volumes.ipynb #27-043
-def planes_steps(x_shape, out_size, dtype, maps, plane_variant: str) -> list:
+def planes_steps(x_shape, out_size, dtype, maps, plane_variant: str, chip='trn2') -> list:
     """A volume as planes: the depth run first when depth shrinks (fewer planes to resize), last
     when it grows; none when the depth map is the identity."""
     n, d, h, w, c = x_shape
     od, oh, ow = out_size
     depth_first = od <= d
     planes = n * (od if depth_first else d)
-    step = plane_step((planes, h, w, c), (oh, ow), dtype, maps[1:], plane_variant)
+    step = plane_step((planes, h, w, c), (oh, ow), dtype, maps[1:], plane_variant, chip)
     if depth_is_identity(maps[0], d, od):
         return [step]
     at = (n, d, h, w, c) if depth_first else (n, d, oh, ow, c)
@@ -351,22 +353,22 @@ def planes_steps(x_shape, out_size, dtype, maps, plane_variant: str) -> list:
     return [depth, step] if depth_first else [step, depth]
 
 # %% ../../nbs/26_volumes.ipynb #27-045
-def volume_steps(x_shape, out_size, dtype, maps, variant: str) -> list:
+def volume_steps(x_shape, out_size, dtype, maps, variant: str, chip: str = 'trn2') -> list:
     """The kernel runs of a resize of `x_shape` (3, 4 or 5 dimensions) under per-axis `maps`, each
-    (kernel, view, out_shape, extra arguments); every refusal raised before any run."""
+    (kernel, view, out_shape, extra arguments) on `chip`; every refusal raised before any run."""
     if len(x_shape) == 3:  # a sequence is an image of one row; its height map is the identity
         n, length, c = x_shape
         maps2d = (asymmetric_map(1, 1), maps[0])
-        return [plane_step((n, 1, length, c), (1, out_size[0]), dtype, maps2d, variant)]
+        return [plane_step((n, 1, length, c), (1, out_size[0]), dtype, maps2d, variant, chip)]
     if len(x_shape) == 4:
-        return [plane_step(tuple(x_shape), tuple(out_size), dtype, maps, variant)]
+        return [plane_step(tuple(x_shape), tuple(out_size), dtype, maps, variant, chip)]
     if variant == 'auto':
-        variant = choose_volume_route(x_shape, out_size, dtype, maps)
+        variant = choose_volume_route(x_shape, out_size, dtype, maps, chip)
     if variant == 'residue':
         out_shape = (x_shape[0], *out_size, x_shape[4])
         return [(resize_nearest_volume_residue_kernel, tuple(x_shape), out_shape, (maps,))]
     plane_variant = 'auto' if variant == 'planes' else variant.split(':')[1]
-    return planes_steps(x_shape, out_size, dtype, maps, plane_variant)
+    return planes_steps(x_shape, out_size, dtype, maps, plane_variant, chip)
 
 # %% ../../nbs/26_volumes.ipynb #27-048
 def dma_counts(copies: int, descriptors: Counter) -> dict:
@@ -440,29 +442,63 @@ def step_seconds(step, dtype, chip: str = 'trn2') -> float:
     return predict_time(step_counts(step, dtype), flat_in, flat_out, dtype, chip)['seconds']
 
 # %% ../../nbs/26_volumes.ipynb #27-058
-def route_key(x_shape, out_size, dtype, maps, route: str) -> tuple:
+def route_key(x_shape, out_size, dtype, maps, route: str, chip: str = 'trn2') -> tuple:
     """(modelled seconds, DMA instructions, HBM bytes) of a volume route: its kernel runs costed
     one by one by chapter 2.4's model and added (a model)."""
     variant = route if route == 'residue' else 'planes:' + route.split(':')[-1]
-    steps = volume_steps(x_shape, out_size, dtype, maps, variant)
+    steps = volume_steps(x_shape, out_size, dtype, maps, variant, chip)
     counts = [step_counts(step, dtype) for step in steps]
-    seconds = sum(step_seconds(step, dtype) for step in steps)
+    seconds = sum(step_seconds(step, dtype, chip) for step in steps)
     dmas = sum(c['dma_transfers'] for c in counts)
     return round(seconds, 12), dmas, sum(c['hbm_bytes'] for c in counts)
 
 # %% ../../nbs/26_volumes.ipynb #27-060
-def choose_volume_route(x_shape, out_size, dtype, maps) -> str:
+def choose_volume_route(x_shape, out_size, dtype, maps, chip: str = 'trn2') -> str:
     """'residue' or 'planes:<2-D variant>' (chapter 2.5's choice for the planes), whichever has the
-    lower `route_key`."""
+    lower `route_key` on `chip`."""
     n, d, h, w, c = x_shape
     planes = (n * min(d, out_size[0]), h, w, c)
     maps2d = kernel_maps((h, w), tuple(out_size[1:]), maps[1:])
     try:
-        plane = choose_variant(planes, tuple(out_size[1:]), dtype, maps=maps2d)
+        plane = choose_variant(planes, tuple(out_size[1:]), dtype, chip, maps=maps2d)
     except ValueError:  # no 2-D kernel within chapter 2.5's budget: the residue kernel has none
         return 'residue'
-    keys = {r: route_key(x_shape, out_size, dtype, maps, r) for r in ('residue', f'planes:{plane}')}
+    routes = ('residue', f'planes:{plane}')
+    keys = {r: route_key(x_shape, out_size, dtype, maps, r, chip) for r in routes}
     return min(keys, key=keys.get)
+
+# %% ../../nbs/26_volumes.ipynb #nd-plan
+def _nd_plan(x, out_size, variant, convention: tuple, scales, chip: str) -> tuple:
+    "(kernel runs, output shape) of a call on `chip`: every argument checked, before any run."
+    x = check_volume(x)
+    _check_choice('variant', variant, nd_variants(x.ndim))
+    check_convention(*convention)
+    spatial = x.shape[1:-1]
+    exact = None if scales is None else check_nd_scales(scales, len(spatial))
+    out_size = nd_output_size(spatial, out_size, exact)
+    check_elements(x.shape, out_size)
+    maps = nd_maps(spatial, out_size, *convention, exact)
+    steps = volume_steps(x.shape, out_size, x.dtype, maps, variant, chip)
+    return tuple(steps), (x.shape[0], *out_size, x.shape[-1])
+
+# %% ../../nbs/26_volumes.ipynb #nd-key
+def _nd_key(x, out_size, variant, convention: tuple, scales):
+    """The key of a plain call (an ndarray, a tuple of ints, names, no scales): all its checks read,
+    so a call seen before is not checked again; None for any other call."""
+    if type(x) is not np.ndarray or type(out_size) is not tuple or scales is not None:
+        return None
+    if not all(type(n) is int for n in out_size) or type(variant) is not str:
+        return None
+    if type(convention[0]) is not str or type(convention[1]) is not str:
+        return None
+    return x.shape, x.dtype, out_size, variant, convention, request_chip()
+
+# %% ../../nbs/26_volumes.ipynb #nd-keyed
+@functools.lru_cache(maxsize=1024)
+def _keyed_nd_plan(shape, dtype, out_size, variant, convention, chip) -> tuple:
+    "`_nd_plan` of a plain call's key, worked out once (on a stand-in: no data is read)."
+    stand_in = np.broadcast_to(np.zeros((), dtype), shape)
+    return _nd_plan(stand_in, out_size, variant, convention, None, chip)
 
 # %% ../../nbs/26_volumes.ipynb #27-062
 def resize_nearest_nd(
@@ -476,18 +512,19 @@ def resize_nearest_nd(
     backend: str = 'auto',  # 'auto', 'cpu' (interpreter), 'nki' (device) or 'nki-sim'
 ) -> np.ndarray:  # the resized array, a new one, of x's dtype
     """Exact nearest resize of a sequence, an image or a volume through NKI kernels, under any ONNX
-    nearest convention: every argument checked first, then the kernel runs of `volume_steps`."""
-    x = check_volume(x)
-    _check_choice('variant', variant, nd_variants(x.ndim))
-    check_convention(coordinate_transformation_mode, nearest_mode)
-    spatial = x.shape[1:-1]
-    exact = None if scales is None else check_nd_scales(scales, len(spatial))
-    out_size = nd_output_size(spatial, out_size, exact)
-    check_elements(x.shape, out_size)
+    nearest convention: every argument checked first, then the kernel runs of `volume_steps`,
+    replayed on the interpreter (appendix E2b)."""
     convention = (coordinate_transformation_mode, nearest_mode)
-    maps = nd_maps(spatial, out_size, *convention, exact)
-    steps = volume_steps(x.shape, out_size, x.dtype, maps, variant)
+    key = _nd_key(x, out_size, variant, convention, scales)
+    if key is None:
+        steps, out_shape = _nd_plan(x, out_size, variant, convention, scales, request_chip())
+    else:
+        steps, out_shape = _keyed_nd_plan(*key)
+    backend = default_backend() if backend == 'auto' else backend
     y = np.ascontiguousarray(x)
-    for kernel, view, out_shape, extra in steps:
-        y = run_kernel(kernel, y.reshape(view), out_shape, *extra, backend=backend)
-    return y.reshape((x.shape[0], *out_size, x.shape[-1]))
+    for kernel, view, step_out, extra in steps:
+        if backend == 'cpu':
+            y = run_resize(kernel, y.reshape(view), step_out, *extra)
+        else:
+            y = run_kernel(kernel, y.reshape(view), step_out, *extra, backend=backend)
+    return y.reshape(out_shape)
