@@ -84,7 +84,8 @@ def pixel_probe_count(x_shape, out_shape, itemsize: int) -> int:
     recording takes; 0 where element probes do better: no more runs, or a decoded map that costs
     little (at most 6 times the output, or below 64 MiB) for one run less."""
     pixels, channels = int(np.prod(x_shape[:-1])), x_shape[-1]
-    count = probe_digits(pixels, itemsize) + (probe_digits(channels, itemsize) if channels > 1 else 0)
+    channel_digits = probe_digits(channels, itemsize) if channels > 1 else 0
+    count = probe_digits(pixels, itemsize) + channel_digits
     digits = probe_digits(pixels * channels, itemsize)
     out_elements = int(np.prod(out_shape))
     decoded = (digits * itemsize + 8) * out_elements  # the element path's digit outputs and map

@@ -24,6 +24,7 @@ from ..kernels.backend import nki, nl, nisa, run_kernel, default_backend
 from ..maps.index_map import MAX_INDEX, check_shape
 from ..nki_cpu.memory import contiguous_run
 from ..maps.nearest_modes import COORDINATE_MODES, NEAREST_MODES, affine_params
+from ..maps.nearest_modes import source_index
 from resize_nearest.maps.plan import (
     MAX_AXIS,
     asymmetric_map,
@@ -159,68 +160,28 @@ def resize_nearest_depth_kernel(data_tensor, out_shape, depth_map):
         nisa.dma_copy(dst=dst, src=src)
     return out_tensor
 
-# %% ../../nbs/26_volumes.ipynb #494c4bcd
-def _onnx_coordinate(mode: str, d: int, scale: Fraction, n_in: int, n_out: int) -> Fraction:
-    "x_original of output index d (ONNX Resize-19, coordinate_transformation_mode), exactly."
-    half = Fraction(1, 2)
-    if mode == 'asymmetric':
-        return d / scale
-    if mode == 'tf_half_pixel_for_nn':
-        return (d + half) / scale
-    if mode == 'half_pixel' or (mode == 'pytorch_half_pixel' and n_out > 1):
-        return (d + half) / scale - half
-    if mode == 'half_pixel_symmetric':  # adjustment = out / (scale * in), centre = in / 2
-        offset = Fraction(n_in, 2) * (1 - n_out / (scale * n_in))
-        return offset + (d + half) / scale - half
-    if mode in ('pytorch_half_pixel', 'align_corners') and n_out == 1:
-        return Fraction(0)
-    if mode == 'align_corners':
-        return Fraction(d * (n_in - 1), n_out - 1)
-    raise ValueError(f'coordinate_transformation_mode {mode!r} has no formula here')
-
-# %% ../../nbs/26_volumes.ipynb #8c16cbd7
-def _onnx_round(nearest_mode: str, x: Fraction) -> int:
-    "ONNX Resize's nearest_mode applied to an exact coordinate."
-    low = math.floor(x)
-    tie = x - low == Fraction(1, 2)
-    if nearest_mode == 'floor':
-        return low
-    if nearest_mode == 'ceil':
-        return math.ceil(x)
-    if nearest_mode == 'round_prefer_floor':
-        return low if tie else round(x)
-    if nearest_mode == 'round_prefer_ceil':
-        return low + 1 if tie else round(x)
-    raise ValueError(f'nearest_mode {nearest_mode!r} has no rule here')
-
 # %% ../../nbs/26_volumes.ipynb #27-019
-def onnx_source_index(mode: str, nearest_mode: str, n_in: int, n_out: int, scale=None) -> list:
-    """The source index of every output index along one axis by ONNX's formulas in Fractions: the
-    scale is out / in, or the float32 value of `scale` (a Fraction as given)."""
-    if scale is None:
-        scale = Fraction(n_out, n_in)
-    elif not isinstance(scale, Fraction):
+def _axis_index(mode: str, nearest_mode: str, n_in: int, n_out: int, scale=None) -> np.ndarray:
+    "Chapter 1.3's `source_index` of one axis, a scale given as a number read as ONNX's float32."
+    if scale is not None and not isinstance(scale, Fraction):
         scale = Fraction(float(np.float32(scale)))
-    found = []
-    for d in range(n_out):
-        x = _onnx_coordinate(mode, d, scale, n_in, n_out)
-        found.append(min(max(_onnx_round(nearest_mode, x), 0), n_in - 1))
-    return found
+    return source_index(mode, nearest_mode, n_in, n_out, scale)
 
 # %% ../../nbs/26_volumes.ipynb #27-021
 def resize_nearest_nd_reference(
     x, out_size, *, coordinate_transformation_mode='asymmetric', nearest_mode='floor', scales=None
 ) -> np.ndarray:
     """NumPy reference for (N, L, C), (N, H, W, C) and (N, D, H, W, C): every spatial axis mapped by
-    `onnx_source_index`, the elements taken axis by axis (a new array; `x` is not modified)."""
+    chapter 1.3's `source_index`, the elements taken axis by axis (a new array; `x` is not
+    modified)."""
     out = np.asarray(x)
     spatial = out.shape[1:-1]
     scales = (None,) * len(spatial) if scales is None else tuple(scales)
     if out_size is None:  # ONNX's output size from scales: floor(in * scale)
         out_size = [math.floor(n * Fraction(float(np.float32(s)))) for n, s in zip(spatial, scales)]
     for axis, (n_in, n_out, s) in enumerate(zip(spatial, out_size, scales)):
-        index = onnx_source_index(coordinate_transformation_mode, nearest_mode, n_in, n_out, s)
-        out = np.take(out, np.array(index, dtype=np.int64), axis=axis + 1)
+        index = _axis_index(coordinate_transformation_mode, nearest_mode, n_in, n_out, s)
+        out = np.take(out, index, axis=axis + 1)
     return out
 
 # %% ../../nbs/26_volumes.ipynb #60cb6622
