@@ -35,10 +35,10 @@ from resize_nearest.maps.plan import (
     axis_map_problems,
 )
 from .cost_model import segment_shapes, predict_time
-from .variants import VARIANTS, choose_variant, predict_counts
+from .variants import VARIANTS, choose, choose_variant, predict_counts
 # appendix E2a's dtypes, modes and option checks: a volume is checked as an image is
 from .request import SUPPORTED_DTYPES, KERNEL_MODES
-from .request import check_convention, _check_choice, request_chip
+from .request import check_convention, _check_choice, request_chip, request_for
 from .replay import run_resize
 
 # %% ../../nbs/26_volumes.ipynb #27-006
@@ -289,14 +289,14 @@ def depth_is_identity(depth_map, d: int, od: int) -> bool:
 def plane_step(shape, out_hw, dtype, maps, variant: str, chip: str = 'trn2') -> tuple:
     """(kernel, view, out_shape, extra arguments) of a 2-D run on NHWC `shape`: `variant` by name,
     or chapter 2.5's choice for 'auto', on `chip`; ValueError with the variant's first problem."""
-    maps2d = kernel_maps(shape[1:3], tuple(out_hw), maps)
+    r = request_for(shape, tuple(out_hw), dtype, maps, chip)  # the run's record, made once
     if variant == 'auto':
-        variant = choose_variant(shape, out_hw, dtype, chip, maps=maps2d)
-    problems = VARIANTS[variant].problems(shape, out_hw, np.dtype(dtype), maps2d, chip)
+        variant = choose(r)
+    problems = VARIANTS[variant].problems(r)
     if problems:
         raise ValueError(f'variant {variant!r} cannot resize {shape} -> {out_hw}: {problems[0]}')
-    extra = (maps2d,) if len(maps2d) else ()
-    return VARIANTS[variant].kernel, tuple(shape), (shape[0], *out_hw, shape[3]), extra
+    extra = (r.maps,) if len(r.maps) else ()
+    return VARIANTS[variant].kernel, r.x_shape, r.out_shape, extra
 
 # %% ../../nbs/26_volumes.ipynb #27-043
 def planes_steps(x_shape, out_size, dtype, maps, plane_variant: str, chip='trn2') -> list:
@@ -419,9 +419,9 @@ def choose_volume_route(x_shape, out_size, dtype, maps, chip: str = 'trn2') -> s
     lower `route_key` on `chip`."""
     n, d, h, w, c = x_shape
     planes = (n * min(d, out_size[0]), h, w, c)
-    maps2d = kernel_maps((h, w), tuple(out_size[1:]), maps[1:])
+    r = request_for(planes, tuple(out_size[1:]), dtype, maps[1:], chip)
     try:
-        plane = choose_variant(planes, tuple(out_size[1:]), dtype, chip, maps=maps2d)
+        plane = choose(r)
     except ValueError:  # no 2-D kernel within chapter 2.5's budget: the residue kernel has none
         return 'residue'
     routes = ('residue', f'planes:{plane}')
