@@ -8,7 +8,7 @@ Chapter 3.5 checks every prediction against the interpreter's counters."""
 __all__ = ['CHIPS', 'predict_time']
 
 # %% ../../nbs/24_cost_model.ipynb #4d2cb96e
-import copy, functools
+import copy, functools, itertools, math
 import numpy as np
 from collections import Counter
 from ..maps.index_map import load_indices
@@ -27,6 +27,7 @@ from resize_nearest.maps.plan import (
     period_plan,
     map_width_ratio,
     column_map,
+    volume_pattern,
 )
 
 # %% ../../nbs/24_cost_model.ipynb #e4cba02d
@@ -258,6 +259,57 @@ def segment_shapes(in_size: int, out_size: int, axis_map) -> Counter:
         _, dst_step, count, _, src_step = axis_segment(axis_map, in_size, out_size, k)
         shapes[(count, src_step, dst_step)] += 1
     return shapes
+
+# %% ../../nbs/24_cost_model.ipynb #27-048
+def dma_counts(copies: int, descriptors: Counter) -> dict:
+    """Counts of `copies` HBM-to-HBM DMAs with `descriptors` ({bytes: how many}) in the form of
+    the interpreter's counters (appendix A2), for chapter 2.4's `predict_time`."""
+    moved = sum(size * n for size, n in descriptors.items())
+    return dict(
+        per_engine={'dma': copies},
+        elements_per_engine={},
+        compute_instructions=0,
+        dma_transfers=copies,
+        dma_descriptors=sum(descriptors.values()),
+        dma_bytes=moved,
+        descriptor_bytes=dict(sorted(descriptors.items())),
+        swdge_transfers=0,
+        swdge_descriptors=0,
+        traced_instructions=copies,
+        hbm_bytes=2 * moved,  # every byte is read and written in HBM
+    )
+
+# %% ../../nbs/24_cost_model.ipynb #b347fb68
+def _descriptors(src, dst, itemsize: int, times: int) -> Counter:
+    "{bytes: descriptors} of `times` copies between two patterns: runs contiguous on both sides."
+    run = min(contiguous_run(src), contiguous_run(dst))
+    return Counter({run * itemsize: math.prod(n for _, n in src) // run * times})
+
+# %% ../../nbs/24_cost_model.ipynb #180414a2
+def volume_residue_counts(x_shape, out_size, itemsize: int, maps) -> dict:
+    "What the volume residue kernel issues: one DMA per segment triple, grouped by shape."
+    out_shape = (x_shape[0], *out_size, x_shape[4])
+    shapes = [segment_shapes(i, o, m) for i, o, m in zip(x_shape[1:4], out_size, maps)]
+    found, copies = Counter(), 0
+    for (z, y, x) in itertools.product(*(s.items() for s in shapes)):
+        counts, times = (z[0][0], y[0][0], x[0][0]), z[1] * y[1] * x[1]
+        src = volume_pattern(x_shape, (0, 0, 0), (z[0][1], y[0][1], x[0][1]), counts)[0]
+        dst = volume_pattern(out_shape, (0, 0, 0), (z[0][2], y[0][2], x[0][2]), counts)[0]
+        found.update(_descriptors(src, dst, itemsize, times))
+        copies += times
+    return dma_counts(copies, found)
+
+# %% ../../nbs/24_cost_model.ipynb #27-052
+def depth_counts(x_shape, out_depth: int, itemsize: int, depth_map) -> dict:
+    "What the depth kernel issues: one DMA per depth segment, planes contiguous."
+    n, d, h, w, c = x_shape
+    plane, found = h * w * c, Counter()
+    shapes = segment_shapes(d, out_depth, depth_map)
+    for (count, src_step, dst_step), times in shapes.items():
+        src = [(d * plane, n), (src_step * plane, count), (1, plane)]
+        dst = [(out_depth * plane, n), (dst_step * plane, count), (1, plane)]
+        found.update(_descriptors(src, dst, itemsize, times))
+    return dma_counts(sum(shapes.values()), found)
 
 # %% ../../nbs/24_cost_model.ipynb #4e37ff0a
 @_cached
