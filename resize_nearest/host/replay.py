@@ -47,7 +47,7 @@ def probe_inputs(shape, dtype):
         for s in range(0, size, STEP):  # sizes stay below 2^31 (the host API's limit)
             index = np.arange(s, min(size, s + STEP), dtype=np.uint32)
             probe[s : s + index.size] = (index >> np.uint32(bits * k)) & mask
-        yield probe.view(dtype).reshape(shape)
+        yield np.reshape(probe.view(dtype), shape)
         del probe  # before the next is made: with the caller's reference gone, one at a time
 
 # %% ../../nbs/e2b_replay.ipynb #73222f61
@@ -70,7 +70,7 @@ def decode(outputs, itemsize: int) -> np.ndarray:
     "The flat source index of every output element, from the kernel's outputs on the probes."
     bits = 8 * itemsize
     unsigned = np.dtype(f'u{itemsize}')
-    digits = [np.ascontiguousarray(out).view(unsigned).reshape(-1) for out in outputs]
+    digits = [np.reshape(np.ascontiguousarray(out).view(unsigned), -1) for out in outputs]
     index = np.zeros(digits[0].size, dtype=np.int64)
     for s in range(0, index.size, STEP):  # in steps: no temporaries the size of the output
         part = index[s : s + STEP]
@@ -107,11 +107,12 @@ def pixel_probes(shape, dtype):
         for s in range(0, pixels, rows):
             index = np.arange(s, min(pixels, s + rows), dtype=np.uint32)
             probe[s : s + index.size] = ((index >> np.uint32(bits * k)) & mask)[:, None]
-        yield probe.view(dtype).reshape(shape)
+        yield np.reshape(probe.view(dtype), shape)
         del probe
     for k in range(probe_digits(channels, dtype.itemsize) if channels > 1 else 0):
         digit = (np.arange(channels, dtype=np.uint32) >> np.uint32(bits * k)) & mask
-        yield np.broadcast_to(digit.astype(unsigned), (pixels, channels)).view(dtype).reshape(shape)
+        channel = np.broadcast_to(digit.astype(unsigned), (pixels, channels))
+        yield np.reshape(channel.view(dtype), shape)
 
 # %% ../../nbs/e2b_replay.ipynb #e2b-px-fold
 def fold_pixel_digit(source, output, itemsize: int, k: int, pixel_digits: int) -> bool:
@@ -119,7 +120,7 @@ def fold_pixel_digit(source, output, itemsize: int, k: int, pixel_digits: int) -
     steps; False where the output does not copy whole pixels (a digit differs across channels, or
     the channel probe finds a channel moved)."""
     bits, unsigned = 8 * itemsize, np.dtype(f'u{itemsize}')
-    digits = np.ascontiguousarray(output).view(unsigned).reshape(source.size, -1)
+    digits = np.reshape(np.ascontiguousarray(output).view(unsigned), (source.size, -1))
     channels = digits.shape[1]
     rows = max(1, STEP // channels)
     shift = bits * max(k - pixel_digits, 0)
@@ -138,7 +139,7 @@ def fold_pixel_digit(source, output, itemsize: int, k: int, pixel_digits: int) -
 # %% ../../nbs/e2b_replay.ipynb #c3b7f6ce
 def pixel_map(elements: np.ndarray, channels: int):
     "The source pixel of every output pixel when each one copies a whole source pixel, else None."
-    per_pixel = elements.reshape(-1, channels)
+    per_pixel = np.reshape(elements, (-1, channels))
     first = per_pixel[:, 0]
     if not (first % channels == 0).all():
         return None
@@ -164,13 +165,16 @@ class Recording:
     def apply(self, x: np.ndarray) -> np.ndarray:
         "The kernel's output for input `x` (a new array; `x` is only read)."
         if self.pixels is not None:
-            rows = x.reshape(-1, x.shape[-1])
-            return np.take(rows, self.pixels, axis=0).reshape(self.out_shape)
-        return np.take(x.reshape(-1), self.elements).reshape(self.out_shape)
+            rows = np.reshape(x, (-1, x.shape[-1]))
+            return np.reshape(np.take(rows, self.pixels, axis=0), self.out_shape)
+        return np.reshape(np.take(np.reshape(x, -1), self.elements), self.out_shape)
 
 # %% ../../nbs/e2b_replay.ipynb #368804c5
-def _run_isolated(kernel, x, out_shape, stats, kernel_args=()):
-    "One fresh interpreter run whose counters go to `stats` only."
+def _interpret(kernel, x, out_shape, stats=None, kernel_args=()):
+    """One fresh interpreter run: the one place this appendix runs a kernel. Its counters go to
+    `stats` only, or with None to the caller's, as any run's do."""
+    if stats is None:
+        return _backend.run_kernel(kernel, x, out_shape, *kernel_args, backend='cpu')
     _memory.STATS.open_block(stats)
     try:
         return _backend.run_kernel(kernel, x, out_shape, *kernel_args, backend='cpu')
@@ -184,7 +188,7 @@ def _record_elements(kernel, x_shape, dtype, out_shape, kernel_args):
     outputs = []
     for probe in probe_inputs(x_shape, dtype):  # not enumerate: it keeps the last item alive
         stats = _memory.Stats() if outputs else first
-        outputs.append(_run_isolated(kernel, probe, out_shape, stats, kernel_args))
+        outputs.append(_interpret(kernel, probe, out_shape, stats, kernel_args))
         del probe  # one probe alive at a time
     return decode(outputs, dtype.itemsize), first
 
@@ -198,7 +202,7 @@ def _record_pixels(kernel, x_shape, dtype, out_shape, kernel_args):
     first, k = _memory.Stats(), 0
     for probe in pixel_probes(x_shape, dtype):  # not enumerate: it keeps the last item alive
         stats = _memory.Stats() if k else first
-        output = _run_isolated(kernel, probe, out_shape, stats, kernel_args)
+        output = _interpret(kernel, probe, out_shape, stats, kernel_args)
         del probe  # one probe alive at a time
         if not fold_pixel_digit(source, output, itemsize, k, pixel_digits):
             return None
@@ -269,7 +273,7 @@ def run_resize(kernel, x: np.ndarray, out_shape, *kernel_args) -> np.ndarray:
     out_pixels = math.prod(out_shape[:-1])  # not np.prod: 9 us on a tuple, a third of a small call
     replay = not _FRESH.get() and _memory.STATS.trace is None
     if not replay or out_pixels * _INTP_BYTES > CACHE_BYTES:
-        return _backend.run_kernel(kernel, x, out_shape, *kernel_args, backend='cpu')
+        return _interpret(kernel, x, out_shape, None, kernel_args)
     settings = (_memory.current_chip(), _isa.current_rounding())
     key = (kernel, x.shape, x.dtype, tuple(out_shape), kernel_args, settings)
     recording = _cached(key)

@@ -318,7 +318,7 @@ def resize_nearest_nd(
     y = np.ascontiguousarray(x)
     for kernel, view, step_out, extra in steps:
         if backend == 'cpu':
-            y = run_resize(kernel, y.reshape(view), step_out, *extra)
+            y = run_resize(kernel, np.reshape(y, view), step_out, *extra)
         else:
-            y = run_kernel(kernel, y.reshape(view), step_out, *extra, backend=backend)
-    return y.reshape(out_shape)
+            y = run_kernel(kernel, np.reshape(y, view), step_out, *extra, backend=backend)
+    return np.reshape(y, out_shape)
