@@ -144,8 +144,10 @@ def _warn_as_compiled(in_hw, out_hw, stacklevel: int):
 # assumption: the longest fresh interpreter run (estimated) that is worth recording for replay
 RECORD_SECONDS_MAX = 20.0
 # measured with tracemalloc (tests/test_cli_counters_memory.py): the cost model counts of the gather
-# kernels walk the whole index map (an int64 map and its temporaries), 40-44 bytes per output pixel
+# kernels walk the index map in blocks (an int64 map and its temporaries), 40-44 bytes per output
+# pixel of a block; blocks (chapter 2.4) and the as-compiled map's chunks (chapter 2.5) hold 2^18
 PLAN_BYTES_PER_OUTPUT_PIXEL = 48
+PLAN_BLOCK_PIXELS = 1 << 18
 # the interpreter's on-chip tensors at most: 128 partitions of the largest chip's 256 KiB, each
 # element with its written mask and the int64 index temporaries of one instruction
 ON_CHIP_BYTES = 128 * 256 * 1024 * (1 + 1 + 8)
@@ -158,7 +160,7 @@ def resize_memory_bytes(x_shape, out_shape, itemsize: int) -> int:
     larger."""
     in_bytes = int(np.prod(x_shape)) * itemsize
     out_elements = int(np.prod(out_shape))
-    plan = PLAN_BYTES_PER_OUTPUT_PIXEL * (out_elements // out_shape[-1])
+    plan = PLAN_BYTES_PER_OUTPUT_PIXEL * min(out_elements // out_shape[-1], PLAN_BLOCK_PIXELS)
     fresh = out_elements * (itemsize + 1)
     run = ON_CHIP_BYTES + max(fresh, recording_bytes(x_shape, out_shape, itemsize))
     return in_bytes + max(plan, run)

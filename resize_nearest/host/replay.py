@@ -52,17 +52,21 @@ def probe_inputs(shape, dtype):
 
 # %% ../../nbs/e2b_replay.ipynb #73222f61
 def recording_bytes(x_shape, out_shape, itemsize: int) -> int:
-    """Bytes a recording holds at its peak beyond the input, the largest of its three phases: the
-    runs (one probe, the outputs so far, the running one's output and written mask), the decoding
-    (the outputs, the int64 map) and the per-pixel map (the map, its per-pixel form and a
-    temporary of it), with the temporaries of one step."""
+    """Bytes a recording holds at its peak beyond the input. With pixel probes (`pixel_probe_count`
+    below): a probe and the interpreter's copy of it, the running output and its written mask, and
+    the per-pixel map being folded. With element probes, the largest of three phases: the runs (one
+    probe, the outputs so far, the running one's output and written mask), the decoding (the
+    outputs, the int64 map) and the per-pixel map (the map, its per-pixel form and a temporary of
+    it). Either with the temporaries of one step."""
     in_elements, out_elements = int(np.prod(x_shape)), int(np.prod(out_shape))
     out_pixels = out_elements // out_shape[-1]
+    steps = 24 * STEP  # a step's temporaries: int64 indices and shifted digits, uint32 digits
+    if pixel_probe_count(x_shape, out_shape, itemsize):
+        return 2 * in_elements * itemsize + out_elements * (itemsize + 1) + 8 * out_pixels + steps
     digits = probe_digits(in_elements, itemsize)
     runs = in_elements * itemsize + (digits + 1) * out_elements * itemsize + out_elements
     decoding = digits * out_elements * itemsize + 8 * out_elements
     mapping = 8 * out_elements + 17 * out_pixels
-    steps = 24 * STEP  # a step's temporaries: int64 indices and shifted digits, uint32 digits
     return max(runs, decoding, mapping) + steps
 
 # %% ../../nbs/e2b_replay.ipynb #fda4edc3
