@@ -217,7 +217,7 @@ def volume_steps(x_shape, out_size, dtype, maps, variant: str, chip: str = 'trn2
 
 # %% ../../nbs/26_volumes.ipynb #27-054
 def step_counts(step, dtype) -> dict:
-    "Counts of one kernel run of `volume_steps`: this chapter's kernels here, chapter 2.4's others."
+    "Counts of one kernel run of `volume_steps`, chapter 2.4's for every kernel."
     kernel, view, out_shape, extra = step
     itemsize = np.dtype(dtype).itemsize
     if kernel is resize_nearest_volume_residue_kernel:
