@@ -107,8 +107,6 @@ def test_device_chip_from_get_nc_version(release, chip, expected):
     assert r.returncode == 0 and r.stdout.strip() == expected, r.stderr
 
 
-@pytest.mark.xfail(strict=True, reason='needs the request to take its chip from device_chip() (helper speed: '
-                   'explicit argument > device_chip() > target_chip); remove this mark once that lands')
 def test_auto_on_a_reported_trn1_picks_only_what_trn1_runs():
     """On the stand-in device reporting trn1 the interpreter checks trn1's rules, under which an indirect DMA is
     refused (nki-dge.rst "Any (indirect: v3+)"): resize_nearest's `auto` must pick a variant trn1 runs."""

@@ -6,7 +6,8 @@ chip, trn2, runs every kernel."""
 import numpy as np
 import pytest
 import resize_nearest.nki_cpu.isa as nisa
-from resize_nearest import resize_nearest
+from resize_nearest import resize_nearest, resize_nearest_exact_kernel
+from resize_nearest.kernels.backend import run_kernel
 from resize_nearest.maps.index_map import load_indices
 from resize_nearest.nki_cpu.memory import (
     CHIP_MEMORY, MachineRuleError, allocate, current_chip, from_numpy, read, sbuf, target_chip, write,
@@ -68,5 +69,9 @@ def test_the_default_chip_runs_the_gather_kernel_and_trn1_refuses_it():
     out = resize_nearest(x, (3, 5), variant='exact', backend='cpu')
     src = load_indices((2, 3), (3, 5)).reshape(-1)
     assert np.array_equal(out.reshape(-1, 4), x.reshape(-1, 4)[src])
-    with target_chip('trn1'), pytest.raises(MachineRuleError, match="'indirect-v3'"):
+    # the host refuses the variant for trn1 before any work, naming variant, chip and reason
+    with target_chip('trn1'), pytest.raises(ValueError, match="indirect DMA, which trn1"):
         resize_nearest(x, (3, 5), variant='exact', backend='cpu')
+    # past the host's check, the kernel run straight on the interpreter is refused by the machine
+    with target_chip('trn1'), pytest.raises(MachineRuleError, match="'indirect-v3'"):
+        run_kernel(resize_nearest_exact_kernel, x, (1, 3, 5, 4), backend='cpu')

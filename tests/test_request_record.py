@@ -106,7 +106,7 @@ def test_the_record_is_frozen_and_carries_what_the_layers_below_read():
 
 def test_the_record_made_by_shape_equals_the_one_the_host_builds():
     built = build_request(np.zeros((1, 9, 7, 2), np.int16), (5, 11), 'align_corners', 'ceil')
-    by_shape = request_for((1, 9, 7, 2), (5, 11), np.int16, built.maps)
+    by_shape = request_for((1, 9, 7, 2), (5, 11), np.int16, built.maps, built.chip)
     assert by_shape.key == built.key and by_shape.plan == built.plan
 
 

@@ -27,9 +27,8 @@ from resize_nearest.host.volumes import (
     resize_nearest_nd,
     resize_nearest_nd_reference,
     resize_nearest_volume_residue_kernel,
-    onnx_source_index,
 )
-from resize_nearest.maps.nearest_modes import NEAREST_MODES
+from resize_nearest.maps.nearest_modes import NEAREST_MODES, source_index
 
 CONVENTIONS = list(itertools.product(KERNEL_MODES, NEAREST_MODES))
 DTYPES = (np.uint8, np.float32, ml_dtypes.bfloat16)
@@ -80,13 +79,15 @@ def check_every_variant(x, out_size, mode, rounding):
 
 @pytest.mark.parametrize('mode,rounding', CONVENTIONS)
 def test_reference_maps_equal_the_onnx_spec_oracle(mode, rounding):
-    "Two transcriptions of ONNX's formulas agree on every size pair 1..24 and float32 scales."
+    """The one reference of every rank (chapter 1.3's source_index) and a second transcription of
+    ONNX's formulas agree on every size pair 1..24 and float32 scales."""
     for n_in, n_out in itertools.product(range(1, 25), repeat=2):
         want = spec_map(mode, rounding, n_in, n_out)
-        assert onnx_source_index(mode, rounding, n_in, n_out) == want
+        assert list(source_index(mode, rounding, n_in, n_out)) == want
     for n_in, n_out, s in ((7, 4, 0.6), (13, 30, 2.3), (5, 5, 1.7)):
-        want = spec_map(mode, rounding, n_in, n_out, float(np.float32(s)))
-        assert onnx_source_index(mode, rounding, n_in, n_out, s) == want
+        s32 = float(np.float32(s))
+        want = spec_map(mode, rounding, n_in, n_out, s32)
+        assert list(source_index(mode, rounding, n_in, n_out, s32)) == want
 
 
 # --- every convention, every variant, sequences and volumes ----------------------------------

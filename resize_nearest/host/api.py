@@ -17,6 +17,7 @@ from ..maps.index_map import load_indices
 # appendix E2a's checks and record; SUPPORTED_DTYPES and KERNEL_MODES are imported from here too
 from .request import SUPPORTED_DTYPES, KERNEL_MODES, check_image, check_scales
 from .request import output_size, resize_maps, build_request, request_for
+from .request import request_chip
 from .variants import VARIANTS, CHUNK, as_compiled_problems, choose_variant
 from .variants import INTERPRETER_SECONDS_PER_INSTRUCTION
 from .variants import check_variant, resolve_variant
@@ -143,8 +144,10 @@ def _warn_as_compiled(in_hw, out_hw, stacklevel: int):
 # assumption: the longest fresh interpreter run (estimated) that is worth recording for replay
 RECORD_SECONDS_MAX = 20.0
 # measured with tracemalloc (tests/test_cli_counters_memory.py): the cost model counts of the gather
-# kernels walk the whole index map (an int64 map and its temporaries), 40-44 bytes per output pixel
+# kernels walk the index map in blocks (an int64 map and its temporaries), 40-44 bytes per output
+# pixel of a block; blocks (chapter 2.4) and the as-compiled map's chunks (chapter 2.5) hold 2^18
 PLAN_BYTES_PER_OUTPUT_PIXEL = 48
+PLAN_BLOCK_PIXELS = 1 << 18
 # the interpreter's on-chip tensors at most: 128 partitions of the largest chip's 256 KiB, each
 # element with its written mask and the int64 index temporaries of one instruction
 ON_CHIP_BYTES = 128 * 256 * 1024 * (1 + 1 + 8)
@@ -157,7 +160,7 @@ def resize_memory_bytes(x_shape, out_shape, itemsize: int) -> int:
     larger."""
     in_bytes = int(np.prod(x_shape)) * itemsize
     out_elements = int(np.prod(out_shape))
-    plan = PLAN_BYTES_PER_OUTPUT_PIXEL * (out_elements // out_shape[-1])
+    plan = PLAN_BYTES_PER_OUTPUT_PIXEL * min(out_elements // out_shape[-1], PLAN_BLOCK_PIXELS)
     fresh = out_elements * (itemsize + 1)
     run = ON_CHIP_BYTES + max(fresh, recording_bytes(x_shape, out_shape, itemsize))
     return in_bytes + max(plan, run)
@@ -182,16 +185,13 @@ def _resize_plan(r, variant: str):
     return variant, counts['traced_instructions']
 
 # %% ../../nbs/31_api.ipynb #b67f97b8
-_PLANS = {}  # (request key, variant) -> _resize_plan's answer: worked out once per combination
+# (request key, variant) -> _resize_plan's answer, worked out once per combination: a bounded cache
+# that stays whole under threads (functools.lru_cache locks its own bookkeeping)
+_plans = functools.lru_cache(maxsize=1024)(lambda key, variant: _resize_plan(key.request, variant))
 
 # %% ../../nbs/31_api.ipynb #3cb9dfe0
 def _planned(r, variant: str):
-    key = (r.key, variant)
-    if key not in _PLANS:
-        if len(_PLANS) >= 1024:
-            _PLANS.pop(next(iter(_PLANS)))  # the oldest
-        _PLANS[key] = _resize_plan(r, variant)
-    return _PLANS[key]
+    return _plans(r.key, variant)
 
 # %% ../../nbs/31_api.ipynb #fee8c62d
 def _warn_program_size(variant, traced, x_shape, out_hw, stacklevel):
@@ -239,6 +239,33 @@ def run_request(r, variant: str, x, backend: str, traced: int):
         return _backend.run_kernel(kernel, *args, backend='cpu')
     return run_resize(kernel, *args)  # one interpreter run per shape (appendix E2b)
 
+# %% ../../nbs/31_api.ipynb #api-plain-key
+def _plain_key(x, out_hw, convention, scales):
+    """The key of a plain call (an ndarray, a tuple of two ints, two names, no scales): all that its
+    checks read, so a call seen before is not checked again; None for any other call."""
+    if type(x) is not np.ndarray or type(out_hw) is not tuple or scales is not None:
+        return None
+    if len(out_hw) != 2 or type(out_hw[0]) is not int or type(out_hw[1]) is not int:
+        return None
+    if type(convention[0]) is not str or type(convention[1]) is not str:
+        return None
+    return x.shape, x.dtype, out_hw, convention, request_chip()
+
+# %% ../../nbs/31_api.ipynb #api-keyed-request
+@functools.lru_cache(maxsize=1024)
+def _keyed_request(shape, dtype, out_hw, convention, chip):
+    "The request of a plain call's key, built and checked once (on a stand-in: no data is read)."
+    stand_in = np.broadcast_to(np.zeros((), dtype), shape)
+    return build_request(stand_in, out_hw, *convention, chip=chip)
+
+# %% ../../nbs/31_api.ipynb #api-request-of
+def _request_of(x, out_hw, convention: tuple, scales):
+    "Appendix E2a's request of a call: every argument checked the first time its key is seen."
+    key = _plain_key(x, out_hw, convention, scales)
+    if key is None:
+        return build_request(x, out_hw, *convention, scales)
+    return _keyed_request(*key)
+
 # %% ../../nbs/31_api.ipynb #07-015-1
 def resize_nearest(
     # NHWC input (not modified); also a sequence (N, L, C) or a volume (N, D, H, W, C)
@@ -265,13 +292,12 @@ def resize_nearest(
         y = resize_nearest(x, (192, 160))  # x: (N, H, W, C) NumPy array; y: (N, 192, 160, C)
     """
     backend = check_backend(backend)
-    convention = dict(
-        coordinate_transformation_mode=coordinate_transformation_mode, nearest_mode=nearest_mode
-    )
+    convention = (coordinate_transformation_mode, nearest_mode)
     if isinstance(x, np.ndarray) and x.ndim in (3, 5):  # chapter 2.6: a sequence or a volume
         return resize_nearest_nd(
-            x, out_hw, variant=variant, **convention, scales=scales, backend=backend
+            x, out_hw, variant=variant, coordinate_transformation_mode=convention[0],
+            nearest_mode=convention[1], scales=scales, backend=backend
         )
-    r = build_request(x, out_hw, **convention, scales=scales)  # every argument checked, once
+    r = _request_of(x, out_hw, convention, scales)  # every argument checked, once per key
     concrete, traced = prepare_request(r, variant)
     return run_request(r, concrete, np.ascontiguousarray(x), backend, traced)

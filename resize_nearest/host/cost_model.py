@@ -9,7 +9,7 @@ instructions per index tile are the interpreter's own counts)."""
 __all__ = ['CHIPS', 'predict_time']
 
 # %% ../../nbs/24_cost_model.ipynb #4d2cb96e
-import copy, functools
+import copy, functools, itertools, math
 import numpy as np
 from collections import Counter
 from ..maps.index_map import load_indices
@@ -28,6 +28,7 @@ from resize_nearest.maps.plan import (
     period_plan,
     map_width_ratio,
     column_map,
+    volume_pattern,
 )
 
 # %% ../../nbs/24_cost_model.ipynb #e4cba02d
@@ -75,7 +76,8 @@ def axis_sources(in_size: int, out_size: int, axis_map) -> np.ndarray:
     return np.clip((a * d + b) // c, 0, in_size - 1).astype(np.int64)
 
 # %% ../../nbs/24_cost_model.ipynb #ce34714b
-def _flat_map_blocks(in_hw, out_hw, mode, block=1 << 22, maps=()):
+# 2^18 pixels a block: the int64 map and the temporaries of `_gather` stay a few MB each
+def _flat_map_blocks(in_hw, out_hw, mode, block=1 << 18, maps=()):
     """The flat source-pixel map in tile-aligned blocks (memory stays flat on 4K and larger
     images); under `maps`, the source pixels of those axis maps."""
     n = out_hw[0] * out_hw[1]
@@ -138,18 +140,14 @@ class _Tally:
 
 # %% ../../nbs/24_cost_model.ipynb #3bd03d06
 def _cached(count):
-    """A count function of a request (appendix E2a), cached on what it reads (auto asks for every
-    variant on every call). It is called with (x_shape, out_hw, itemsize=4, maps=()), any axis
-    maps, and makes the request itself; `.for_request(request)` takes a request as it is."""
-    cache = {}
+    """A count function of a request (appendix E2a), cached on the request's key (auto asks for
+    every variant on every call) in one bounded cache that stays whole under threads. It is called
+    with (x_shape, out_hw, itemsize=4, maps=()), any axis maps, and makes the request itself;
+    `.for_request(request)` takes a request as it is."""
+    cache = functools.lru_cache(maxsize=256)(lambda key: count(key.request))
 
     def for_request(r) -> dict:
-        key = (r.x_shape, r.out_hw, r.itemsize, r.maps)
-        if key not in cache:
-            if len(cache) >= 256:
-                cache.pop(next(iter(cache)))  # the oldest
-            cache[key] = count(r)
-        return copy.deepcopy(cache[key])
+        return copy.deepcopy(cache(r.key))  # a copy: callers may add to what they are given
 
     @functools.wraps(count)
     def counted(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:
@@ -157,6 +155,7 @@ def _cached(count):
 
     del counted.__wrapped__  # its signature is the one above, not the request's
     counted.for_request = for_request
+    counted.cache_info = cache.cache_info
     return counted
 
 # %% ../../nbs/24_cost_model.ipynb #20da58a1
@@ -261,6 +260,57 @@ def segment_shapes(in_size: int, out_size: int, axis_map) -> Counter:
         _, dst_step, count, _, src_step = axis_segment(axis_map, in_size, out_size, k)
         shapes[(count, src_step, dst_step)] += 1
     return shapes
+
+# %% ../../nbs/24_cost_model.ipynb #27-048
+def dma_counts(copies: int, descriptors: Counter) -> dict:
+    """Counts of `copies` HBM-to-HBM DMAs with `descriptors` ({bytes: how many}) in the form of
+    the interpreter's counters (appendix A2), for chapter 2.4's `predict_time`."""
+    moved = sum(size * n for size, n in descriptors.items())
+    return dict(
+        per_engine={'dma': copies},
+        elements_per_engine={},
+        compute_instructions=0,
+        dma_transfers=copies,
+        dma_descriptors=sum(descriptors.values()),
+        dma_bytes=moved,
+        descriptor_bytes=dict(sorted(descriptors.items())),
+        swdge_transfers=0,
+        swdge_descriptors=0,
+        traced_instructions=copies,
+        hbm_bytes=2 * moved,  # every byte is read and written in HBM
+    )
+
+# %% ../../nbs/24_cost_model.ipynb #b347fb68
+def _descriptors(src, dst, itemsize: int, times: int) -> Counter:
+    "{bytes: descriptors} of `times` copies between two patterns: runs contiguous on both sides."
+    run = min(contiguous_run(src), contiguous_run(dst))
+    return Counter({run * itemsize: math.prod(n for _, n in src) // run * times})
+
+# %% ../../nbs/24_cost_model.ipynb #180414a2
+def volume_residue_counts(x_shape, out_size, itemsize: int, maps) -> dict:
+    "What the volume residue kernel issues: one DMA per segment triple, grouped by shape."
+    out_shape = (x_shape[0], *out_size, x_shape[4])
+    shapes = [segment_shapes(i, o, m) for i, o, m in zip(x_shape[1:4], out_size, maps)]
+    found, copies = Counter(), 0
+    for (z, y, x) in itertools.product(*(s.items() for s in shapes)):
+        counts, times = (z[0][0], y[0][0], x[0][0]), z[1] * y[1] * x[1]
+        src = volume_pattern(x_shape, (0, 0, 0), (z[0][1], y[0][1], x[0][1]), counts)[0]
+        dst = volume_pattern(out_shape, (0, 0, 0), (z[0][2], y[0][2], x[0][2]), counts)[0]
+        found.update(_descriptors(src, dst, itemsize, times))
+        copies += times
+    return dma_counts(copies, found)
+
+# %% ../../nbs/24_cost_model.ipynb #27-052
+def depth_counts(x_shape, out_depth: int, itemsize: int, depth_map) -> dict:
+    "What the depth kernel issues: one DMA per depth segment, planes contiguous."
+    n, d, h, w, c = x_shape
+    plane, found = h * w * c, Counter()
+    shapes = segment_shapes(d, out_depth, depth_map)
+    for (count, src_step, dst_step), times in shapes.items():
+        src = [(d * plane, n), (src_step * plane, count), (1, plane)]
+        dst = [(out_depth * plane, n), (dst_step * plane, count), (1, plane)]
+        found.update(_descriptors(src, dst, itemsize, times))
+    return dma_counts(sum(shapes.values()), found)
 
 # %% ../../nbs/24_cost_model.ipynb #4e37ff0a
 @_cached

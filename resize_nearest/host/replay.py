@@ -10,6 +10,7 @@ __all__ = ['record', 'clear_cache']
 # %% ../../nbs/e2b_replay.ipynb #98a09d6c
 import contextlib
 import contextvars
+import math
 import threading
 from collections import OrderedDict
 
@@ -24,6 +25,7 @@ CACHE_BYTES = 256 * 2**20
 # whatever the image (whole-image index arrays took 13 bytes per input element)
 STEP = 1 << 20
 _FRESH = contextvars.ContextVar('fresh_runs', default=False)
+_INTP_BYTES = np.dtype(np.intp).itemsize
 
 # %% ../../nbs/e2b_replay.ipynb #f18d5a11
 def probe_digits(size: int, itemsize: int) -> int:
@@ -45,22 +47,26 @@ def probe_inputs(shape, dtype):
         for s in range(0, size, STEP):  # sizes stay below 2^31 (the host API's limit)
             index = np.arange(s, min(size, s + STEP), dtype=np.uint32)
             probe[s : s + index.size] = (index >> np.uint32(bits * k)) & mask
-        yield probe.view(dtype).reshape(shape)
+        yield np.reshape(probe.view(dtype), shape)
         del probe  # before the next is made: with the caller's reference gone, one at a time
 
 # %% ../../nbs/e2b_replay.ipynb #73222f61
 def recording_bytes(x_shape, out_shape, itemsize: int) -> int:
-    """Bytes a recording holds at its peak beyond the input, the largest of its three phases: the
-    runs (one probe, the outputs so far, the running one's output and written mask), the decoding
-    (the outputs, the int64 map) and the per-pixel map (the map, its per-pixel form and a
-    temporary of it), with the temporaries of one step."""
+    """Bytes a recording holds at its peak beyond the input. With pixel probes (`pixel_probe_count`
+    below): a probe and the interpreter's copy of it, the running output and its written mask, and
+    the per-pixel map being folded. With element probes, the largest of three phases: the runs (one
+    probe, the outputs so far, the running one's output and written mask), the decoding (the
+    outputs, the int64 map) and the per-pixel map (the map, its per-pixel form and a temporary of
+    it). Either with the temporaries of one step."""
     in_elements, out_elements = int(np.prod(x_shape)), int(np.prod(out_shape))
     out_pixels = out_elements // out_shape[-1]
+    steps = 24 * STEP  # a step's temporaries: int64 indices and shifted digits, uint32 digits
+    if pixel_probe_count(x_shape, out_shape, itemsize):
+        return 2 * in_elements * itemsize + out_elements * (itemsize + 1) + 8 * out_pixels + steps
     digits = probe_digits(in_elements, itemsize)
     runs = in_elements * itemsize + (digits + 1) * out_elements * itemsize + out_elements
     decoding = digits * out_elements * itemsize + 8 * out_elements
     mapping = 8 * out_elements + 17 * out_pixels
-    steps = 24 * STEP  # a step's temporaries: int64 indices and shifted digits, uint32 digits
     return max(runs, decoding, mapping) + steps
 
 # %% ../../nbs/e2b_replay.ipynb #fda4edc3
@@ -68,7 +74,7 @@ def decode(outputs, itemsize: int) -> np.ndarray:
     "The flat source index of every output element, from the kernel's outputs on the probes."
     bits = 8 * itemsize
     unsigned = np.dtype(f'u{itemsize}')
-    digits = [np.ascontiguousarray(out).view(unsigned).reshape(-1) for out in outputs]
+    digits = [np.reshape(np.ascontiguousarray(out).view(unsigned), -1) for out in outputs]
     index = np.zeros(digits[0].size, dtype=np.int64)
     for s in range(0, index.size, STEP):  # in steps: no temporaries the size of the output
         part = index[s : s + STEP]
@@ -76,10 +82,68 @@ def decode(outputs, itemsize: int) -> np.ndarray:
             part |= digit[s : s + STEP].astype(np.int64) << (bits * k)
     return index
 
+# %% ../../nbs/e2b_replay.ipynb #e2b-px-count
+def pixel_probe_count(x_shape, out_shape, itemsize: int) -> int:
+    """How many pixel probes (the pixel index's digits, and a channel probe for several channels) a
+    recording takes; 0 where element probes do better: no more runs, or a decoded map that costs
+    little (at most 6 times the output, or below 64 MiB) for one run less."""
+    pixels, channels = int(np.prod(x_shape[:-1])), x_shape[-1]
+    channel_digits = probe_digits(channels, itemsize) if channels > 1 else 0
+    count = probe_digits(pixels, itemsize) + channel_digits
+    digits = probe_digits(pixels * channels, itemsize)
+    out_elements = int(np.prod(out_shape))
+    decoded = (digits * itemsize + 8) * out_elements  # the element path's digit outputs and map
+    costly = decoded > 6 * itemsize * out_elements and decoded > 64 * 2**20
+    return count if count <= digits or costly else 0
+
+# %% ../../nbs/e2b_replay.ipynb #e2b-px-probes
+def pixel_probes(shape, dtype):
+    """Arrays of `dtype` and `shape` whose raw bits hold one digit of each element's pixel index
+    (the same in every channel), then, for several channels, one holding each element's channel
+    index: made one at a time, in steps of whole pixels."""
+    dtype = np.dtype(dtype)
+    bits, unsigned = 8 * dtype.itemsize, np.dtype(f'u{dtype.itemsize}')
+    pixels, channels = int(np.prod(shape[:-1])), shape[-1]
+    mask = np.uint32((1 << bits) - 1 if bits < 32 else 0xFFFFFFFF)
+    rows = max(1, STEP // channels)
+    for k in range(probe_digits(pixels, dtype.itemsize)):
+        probe = np.empty((pixels, channels), dtype=unsigned)
+        for s in range(0, pixels, rows):
+            index = np.arange(s, min(pixels, s + rows), dtype=np.uint32)
+            probe[s : s + index.size] = ((index >> np.uint32(bits * k)) & mask)[:, None]
+        yield np.reshape(probe.view(dtype), shape)
+        del probe
+    for k in range(probe_digits(channels, dtype.itemsize) if channels > 1 else 0):
+        digit = (np.arange(channels, dtype=np.uint32) >> np.uint32(bits * k)) & mask
+        channel = np.broadcast_to(digit.astype(unsigned), (pixels, channels))
+        yield np.reshape(channel.view(dtype), shape)
+
+# %% ../../nbs/e2b_replay.ipynb #e2b-px-fold
+def fold_pixel_digit(source, output, itemsize: int, k: int, pixel_digits: int) -> bool:
+    """Fold the kernel's output on pixel probe `k` into `source` (the per-pixel map so far), in
+    steps; False where the output does not copy whole pixels (a digit differs across channels, or
+    the channel probe finds a channel moved)."""
+    bits, unsigned = 8 * itemsize, np.dtype(f'u{itemsize}')
+    digits = np.reshape(np.ascontiguousarray(output).view(unsigned), (source.size, -1))
+    channels = digits.shape[1]
+    rows = max(1, STEP // channels)
+    shift = bits * max(k - pixel_digits, 0)
+    expect = ((np.arange(channels) >> shift) & ((1 << bits) - 1)).astype(unsigned)  # channel probe
+    for s in range(0, source.size, rows):  # in steps: no temporaries the size of the output
+        part = digits[s : s + rows]
+        if k >= pixel_digits:  # the channel probe: each channel from its own channel
+            if not (part == expect).all():
+                return False
+        elif not (part == part[:, :1]).all():
+            return False
+        else:
+            source[s : s + rows] |= part[:, 0].astype(np.intp) << (bits * k)
+    return True
+
 # %% ../../nbs/e2b_replay.ipynb #c3b7f6ce
 def pixel_map(elements: np.ndarray, channels: int):
     "The source pixel of every output pixel when each one copies a whole source pixel, else None."
-    per_pixel = elements.reshape(-1, channels)
+    per_pixel = np.reshape(elements, (-1, channels))
     first = per_pixel[:, 0]
     if not (first % channels == 0).all():
         return None
@@ -93,8 +157,8 @@ def pixel_map(elements: np.ndarray, channels: int):
 class Recording:
     "What one interpreter run of a fixed kernel did: its source map and its counters."
 
-    def __init__(self, elements, channels: int, out_shape, stats):
-        self.pixels = pixel_map(elements, channels)
+    def __init__(self, elements, channels: int, out_shape, stats, pixels=None):
+        self.pixels = pixel_map(elements, channels) if pixels is None else pixels
         self.elements = None if self.pixels is not None else elements.astype(np.intp, copy=False)
         self.out_shape, self.stats = tuple(out_shape), stats
 
@@ -105,39 +169,71 @@ class Recording:
     def apply(self, x: np.ndarray) -> np.ndarray:
         "The kernel's output for input `x` (a new array; `x` is only read)."
         if self.pixels is not None:
-            rows = x.reshape(-1, x.shape[-1])
-            return np.take(rows, self.pixels, axis=0).reshape(self.out_shape)
-        return np.take(x.reshape(-1), self.elements).reshape(self.out_shape)
+            rows = np.reshape(x, (-1, x.shape[-1]))
+            return np.reshape(np.take(rows, self.pixels, axis=0), self.out_shape)
+        return np.reshape(np.take(np.reshape(x, -1), self.elements), self.out_shape)
 
 # %% ../../nbs/e2b_replay.ipynb #368804c5
-def _run_isolated(kernel, x, out_shape, stats, kernel_args=()):
-    "One fresh interpreter run whose counters go to `stats` only."
+def _interpret(kernel, x, out_shape, stats=None, kernel_args=()):
+    """One fresh interpreter run: the one place this appendix runs a kernel. Its counters go to
+    `stats` only, or with None to the caller's, as any run's do."""
+    if stats is None:
+        return _backend.run_kernel(kernel, x, out_shape, *kernel_args, backend='cpu')
     _memory.STATS.open_block(stats)
     try:
         return _backend.run_kernel(kernel, x, out_shape, *kernel_args, backend='cpu')
     finally:
         _memory.STATS.close_block(stats, merge=False)
 
+# %% ../../nbs/e2b_replay.ipynb #e2b-rec-el
+def _record_elements(kernel, x_shape, dtype, out_shape, kernel_args):
+    "(source element of every output element, the first run's counters) from element probes."
+    first = _memory.Stats()
+    outputs = []
+    for probe in probe_inputs(x_shape, dtype):  # not enumerate: it keeps the last item alive
+        stats = _memory.Stats() if outputs else first
+        outputs.append(_interpret(kernel, probe, out_shape, stats, kernel_args))
+        del probe  # one probe alive at a time
+    return decode(outputs, dtype.itemsize), first
+
+# %% ../../nbs/e2b_replay.ipynb #e2b-rec-px
+def _record_pixels(kernel, x_shape, dtype, out_shape, kernel_args):
+    """(source pixel of every output pixel, the first run's counters) from pixel probes, or None
+    where the kernel does not copy whole pixels."""
+    itemsize = np.dtype(dtype).itemsize
+    pixel_digits = probe_digits(int(np.prod(x_shape[:-1])), itemsize)
+    source = np.zeros(int(np.prod(out_shape[:-1])), dtype=np.intp)
+    first, k = _memory.Stats(), 0
+    for probe in pixel_probes(x_shape, dtype):  # not enumerate: it keeps the last item alive
+        stats = _memory.Stats() if k else first
+        output = _interpret(kernel, probe, out_shape, stats, kernel_args)
+        del probe  # one probe alive at a time
+        if not fold_pixel_digit(source, output, itemsize, k, pixel_digits):
+            return None
+        k += 1
+    return source, first
+
 # %% ../../nbs/e2b_replay.ipynb #7f020af6
 def record(kernel, x_shape, dtype, out_shape, kernel_args=()) -> Recording:
     """Run `kernel` on the probe inputs with every check of a fresh run; keep its map and counters.
     `kernel_args`: the kernel's trace-time arguments after the output shape."""
     dtype = np.dtype(dtype)
-    first = _memory.Stats()
-    outputs = []
-    for probe in probe_inputs(x_shape, dtype):  # not enumerate: it keeps the last item alive
-        stats = _memory.Stats() if outputs else first
-        outputs.append(_run_isolated(kernel, probe, out_shape, stats, kernel_args))
-        del probe  # one probe alive at a time
-    elements = decode(outputs, dtype.itemsize)
-    del outputs  # the map is decoded: its digits can go
-    size = int(np.prod(x_shape))
-    if elements.size and (elements.min() < 0 or elements.max() >= size):
+    found = None
+    if pixel_probe_count(x_shape, out_shape, dtype.itemsize):
+        found = _record_pixels(kernel, x_shape, dtype, out_shape, kernel_args)
+    if found is not None:
+        size, index = int(np.prod(x_shape[:-1])), found[0]
+        recording = Recording(None, x_shape[-1], out_shape, found[1], pixels=index)
+    else:
+        index, first = _record_elements(kernel, x_shape, dtype, out_shape, kernel_args)
+        size, recording = int(np.prod(x_shape)), None
+    if index.size and (index.min() < 0 or index.max() >= size):
         raise RuntimeError(
             f'{kernel.__name__} is not a copy of input elements: its output on the probe holds'
-            f' index {int(elements.max())} of an input of {size} elements'
+            f' index {int(index.max())} of an input of {size}'
+            f' {"pixels" if recording is not None else "elements"}'
         )
-    return Recording(elements, x_shape[-1], out_shape, first)
+    return recording or Recording(index, x_shape[-1], out_shape, first)
 
 # %% ../../nbs/e2b_replay.ipynb #10f2cb15
 _CACHE = OrderedDict()
@@ -178,10 +274,10 @@ def _store(key, recording):
 def run_resize(kernel, x: np.ndarray, out_shape, *kernel_args) -> np.ndarray:
     """The kernel's output on the interpreter: replayed from this shape's recording, or a fresh run.
     `kernel_args`: trace-time arguments after the output shape (hashable: they key the cache)."""
-    out_pixels = int(np.prod(out_shape[:-1]))
+    out_pixels = math.prod(out_shape[:-1])  # not np.prod: 9 us on a tuple, a third of a small call
     replay = not _FRESH.get() and _memory.STATS.trace is None
-    if not replay or out_pixels * np.dtype(np.intp).itemsize > CACHE_BYTES:
-        return _backend.run_kernel(kernel, x, out_shape, *kernel_args, backend='cpu')
+    if not replay or out_pixels * _INTP_BYTES > CACHE_BYTES:
+        return _interpret(kernel, x, out_shape, None, kernel_args)
     settings = (_memory.current_chip(), _isa.current_rounding())
     key = (kernel, x.shape, x.dtype, tuple(out_shape), kernel_args, settings)
     recording = _cached(key)

@@ -8,12 +8,14 @@ kernels' axis maps and the chip, validated and computed once."""
 __all__ = ['SUPPORTED_DTYPES', 'KERNEL_MODES', 'Request', 'build_request']
 
 # %% ../../nbs/e2a_request.ipynb #20-004
-import dataclasses, functools, math, reprlib, numpy as np, ml_dtypes
+import dataclasses, functools, math, reprlib, sys, types, numpy as np, ml_dtypes
 from fractions import Fraction
 from ..maps.nearest_modes import COORDINATE_MODES, NEAREST_MODES, affine_params
 from ..maps.plan import MAX_AXIS, axis_map_problems, kernel_maps, smaller_map
 from ..maps.plan import ResizePlan, resize_plan, chip_limits
 from ..maps.index_map import check_shape, MAX_INDEX
+from ..kernels.backend import device_chip
+from ..nki_cpu.memory import current_chip
 
 # %% ../../nbs/e2a_request.ipynb #bf959eea
 SUPPORTED_DTYPES = tuple(
@@ -24,7 +26,9 @@ SUPPORTED_DTYPES = tuple(
 # %% ../../nbs/e2a_request.ipynb #bcc7c029
 def _check_array(x, name: str):
     "Refuse anything but a plain, non-empty, 4-D NumPy array of a supported dtype."
-    if isinstance(x, np.ma.MaskedArray):
+    # numpy.ma loads on first use (26 ms): an array made by it means it is loaded already
+    masked = sys.modules.get('numpy.ma')
+    if masked is not None and isinstance(x, masked.MaskedArray):
         raise TypeError(
             f'{name} is a masked array; a kernel copies data, not masks: pass {name}.filled(value)'
             f' or {name}.data'
@@ -167,6 +171,11 @@ def resize_maps(
         return maps  # the compiler's map: nothing to simplify
     return tuple(_small(m, i, o) for m, i, o in zip(maps, in_hw, out_hw))
 
+# %% ../../nbs/e2a_request.ipynb #e2a-key
+class RequestKey(tuple):
+    """A request's key: a plain tuple to hash and compare (in C, so a cache's lookup calls no
+    Python), that also leads back to its request (`.request`) for a cache that computes from it."""
+
 # %% ../../nbs/e2a_request.ipynb #20-019
 @dataclasses.dataclass(frozen=True, eq=False)
 class Request:
@@ -181,7 +190,7 @@ class Request:
     range_problems: tuple  # why the exact kernels' proven range does not hold; () inside it
     plan: ResizePlan  # appendix E1a's trace-time integers of this resize
     chip: str = None  # None: any chip
-    chip_row: dict = None  # appendix E1a's CHIP_TABLE row of `chip`
+    chip_row: types.MappingProxyType = None  # appendix E1a's CHIP_TABLE row of `chip`, read-only
     # derived from the above, set once when the record is made
     in_hw: tuple = dataclasses.field(init=False)
     channels: int = dataclasses.field(init=False)
@@ -199,16 +208,24 @@ class Request:
             out_shape=(self.x_shape[0], *self.out_hw, self.x_shape[3]),
             compiler_map=len(self.maps) == 0,
             column_map=self.maps[1] if len(self.maps) else (),
-            key=(self.x_shape, self.dtype, self.out_hw, self.maps, self.chip),
+            key=RequestKey((self.x_shape, self.dtype, self.out_hw, self.maps, self.chip)),
         )
         for name, value in derived.items():
             object.__setattr__(self, name, value)
+        derived['key'].request = self
+
+    def __eq__(self, other):
+        return isinstance(other, Request) and self.key == other.key
+
+    def __hash__(self):
+        return hash(self.key)
 
 # %% ../../nbs/e2a_request.ipynb #20-020
 def _request(x_shape, dtype, out_hw, convention, maps, chip) -> Request:
     "The record of checked shapes and final kernel maps: the rest is worked out here, once."
     dtype = np.dtype(dtype)
     plan = resize_plan(x_shape[1:3], out_hw, x_shape[0], x_shape[3], dtype.itemsize, maps)
+    row = None if chip is None else types.MappingProxyType(chip_limits(chip))
     return Request(
         x_shape=x_shape,
         dtype=dtype,
@@ -219,8 +236,16 @@ def _request(x_shape, dtype, out_hw, convention, maps, chip) -> Request:
         range_problems=plan.range_problems,
         plan=plan,
         chip=chip,
-        chip_row=None if chip is None else chip_limits(chip),
+        chip_row=row,
     )
+
+# %% ../../nbs/e2a_request.ipynb #e2a-chip
+def request_chip(chip=None) -> str:
+    """The chip a call runs on: `chip` as given (the record checks it against appendix E1a's
+    table), else the attached device's, else the interpreter's target chip."""
+    if chip is not None:
+        return chip
+    return device_chip() or current_chip()
 
 # %% ../../nbs/e2a_request.ipynb #20-022
 def build_request(
@@ -231,8 +256,10 @@ def build_request(
     scales=None,
     chip=None,
 ) -> Request:
-    "The host API's record of one call: every argument checked before any work."
+    """The host API's record of one call: every argument checked before any work; the chip as
+    `request_chip` finds it."""
     convention = coordinate_transformation_mode, nearest_mode
+    chip = request_chip(chip)
     maps = None
     if isinstance(x, np.ndarray) and x.ndim == 4 and 0 not in x.shape:
         out_hw = output_size(x.shape[1:3], out_hw, scales)

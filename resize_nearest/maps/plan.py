@@ -138,6 +138,21 @@ def axis_segment(axis_map, in_size: int, out_size: int, k: int) -> tuple:
     count = (d_hi - d + period - 1) // period
     return (d, period, count, source_of(axis_map, in_size, d), step)
 
+# %% ../../nbs/e1a_plan.ipynb #27-011
+def volume_pattern(dims, starts, steps, counts) -> tuple:
+    """([[stride, count], ...], offset) on a contiguous NDHWC tensor of `dims`: every image, then
+    per spatial axis `counts[i]` indices from `starts[i]` by `steps[i]`, then all channels."""
+    n, d, h, w, c = dims
+    plane, row = h * w * c, w * c
+    pattern = [
+        [d * plane, n],
+        [steps[0] * plane, counts[0]],
+        [steps[1] * row, counts[1]],
+        [steps[2] * c, counts[2]],
+        [1, c],
+    ]
+    return pattern, starts[0] * plane + starts[1] * row + starts[2] * c
+
 # %% ../../nbs/e1a_plan.ipynb #69072fb8
 def period_plan(in_size: int, out_size: int, axis_map=()) -> tuple:
     """(g, S, P) when an axis is g whole periods, P output indices reading S source indices each,
