@@ -10,4 +10,8 @@ python tools/export.py
 if [ -n "$(git status --porcelain -- resize_nearest)" ]; then
   echo "notebooks and package are not in sync (run python tools/export.py and commit):"; git status --porcelain -- resize_nearest; exit 1
 fi
-echo "sync check: notebooks clean, package in sync"
+python tools/make_readme.py >/dev/null
+if [ -n "$(git status --porcelain -- README.md)" ]; then
+  echo "README.md is not what nbs/index.ipynb makes (run python tools/make_readme.py and commit)"; exit 1
+fi
+echo "sync check: notebooks clean, package and README in sync"
