@@ -16,7 +16,8 @@ from ..maps.index_map import check_shape
 
 # %% ../../nbs/33_grad.ipynb #97ecce39
 class LoweringError(ValueError):
-    "An op error raised while lowering ResizeNearestGrad (its messages as the description quotes them)."
+    """An op error raised while lowering ResizeNearestGrad (its messages as the description
+    quotes them)."""
 
 # %% ../../nbs/33_grad.ipynb #564d6a09
 def lower_resize_nearest_grad(
