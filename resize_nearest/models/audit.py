@@ -226,6 +226,7 @@ def check(
     in_hw,  # (in_h, in_w) of the resize to check
     out_hw,  # (out_h, out_w)
     progress: bool = False,  # show a progress bar while the libraries run
+    engines=(),  # more implementations to run (chapter 4.6: the runtimes)
 ) -> list:
     """Which implementations copy a wrong source pixel when resizing in_hw to out_hw: one
     `RuntimeRow` each (implementation, status, wrong, count, first_output, source, exact_source,
@@ -250,12 +251,30 @@ def check(
         except ImportError as e:
             got, status = None, f'skipped: {e.name} is not installed (the "{EXTRA_OF[name]}" extra)'
         rows.append(_check_row(name, status, got, exact, (oh, ow), iw))
+    rows += _engine_rows(engines, (ih, iw), (oh, ow))
     img = np.arange(ih * iw, dtype=np.int32).reshape(1, ih, iw, 1)
     ours = resize_nearest(img, (oh, ow), variant='auto', backend='cpu').reshape(-1)
     status = 'ran on the interpreter'
     rows.append(
         _check_row('resize_nearest (exact)', status, ours.astype(np.int64), exact, (oh, ow), iw)
     )
+    return rows
+
+# %% ../../nbs/44_audit.ipynb #4e6a0c02
+def _engine_rows(engines, in_hw, out_hw) -> list:
+    """check's rows of more implementations (`engines`, e.g. the runtimes of chapter 4.6), run on
+    a one-node model of the resize (asymmetric/floor) as the audit runs them."""
+    r = ResizeNode(f'{in_hw} -> {out_hw}', 'check', 'Resize', 19, 'nearest', 'asymmetric',
+                   'floor', input_shape=(1, 1, *in_hw), sizes=(1, 1, *out_hw), axes=(0, 1, 2, 3))
+    axes = [AxisResize(2, in_hw[0], out_hw[0]), AxisResize(3, in_hw[1], out_hw[1])]
+    rows = []
+    for engine in engines:
+        for name, value in engine(r, axes, [1, 1, *out_hw]).items():
+            counted = value if isinstance(value, int) else None
+            count = None if counted is None else count_text(counted, out_hw[0] * out_hw[1])
+            basis = engine.sources[name]
+            rows.append(RuntimeRow(name, _status(value, basis), counted, count,
+                                   kind=_kind(basis), basis=basis))
     return rows
 
 # %% ../../nbs/44_audit.ipynb #e83260ae
@@ -612,9 +631,10 @@ def _tensorrt_modelled(r, axes, out_shape):
     return _separable_wrong(out_shape, axes, right)
 
 # %% ../../nbs/44_audit.ipynb #a88fe23a
-def node_wrong_elements(r, axes, torch_compile=False) -> dict:
+def node_wrong_elements(r, axes, torch_compile=False, engines=()) -> dict:
     """{implementation: wrong output elements of the whole tensor, or why not counted};
-    torch.compile is run only when asked (`torch_compile`: a compile takes about a second)."""
+    torch.compile is run only when asked (`torch_compile`: a compile takes about a second), and
+    each of `engines` (e.g. chapter 4.6's runtimes) adds its rows."""
     out_shape = list(r.input_shape)
     for a in axes:
         out_shape[a.axis] = a.out_size
@@ -628,6 +648,8 @@ def node_wrong_elements(r, axes, torch_compile=False) -> dict:
             wrong[name] = f'not run: {e.name} is not installed'
     wrong[TFLITE] = _tflite_modelled(r, axes, out_shape)
     wrong[TENSORRT] = _tensorrt_modelled(r, axes, out_shape)
+    for engine in engines:
+        wrong.update(engine(r, axes, out_shape))
     wrong[EXACT] = _our_kernel(r, axes, out_shape)
     return wrong
 
@@ -670,18 +692,27 @@ def _rounding_text(r) -> str:
 UNIT = 'wrong: output elements of the whole output tensor; counts: per image and per tensor'
 
 # %% ../../nbs/44_audit.ipynb #de109c17
-def _finding(row, r, axes, torch_compile=False) -> AuditRow:
+def _finding(row, r, axes, torch_compile=False, engines=()) -> AuditRow:
     "`row` analysed: per implementation the wrong elements of the whole output, counts, sources."
     out_shape = list(r.input_shape)
     for a in axes:
         out_shape[a.axis] = a.out_size
-    # called as (r, axes) unless torch.compile is asked for
+    # called as (r, axes) unless torch.compile or engines are asked for
     extra = dict(torch_compile=True) if torch_compile else {}
+    extra.update(dict(engines=engines) if engines else {})
     wrong = node_wrong_elements(r, axes, **extra)
     return dataclasses.replace(
         row, status='analysed', output_shape=tuple(out_shape), wrong=wrong, unit=UNIT,
         input_size=tuple(a.in_size for a in axes), output_size=tuple(a.out_size for a in axes),
-        counts=_counts(wrong, axes, out_shape), sources={k: SOURCES[k] for k in wrong})
+        counts=_counts(wrong, axes, out_shape), sources={k: _source(k, engines) for k in wrong})
+
+# %% ../../nbs/44_audit.ipynb #4e6a0c01
+def _source(name, engines=()) -> str:
+    "How `name`'s count was obtained: this chapter's sources, else the engine's that added it."
+    for engine in engines:
+        if name in engine.sources:
+            return engine.sources[name]
+    return SOURCES[name]
 
 # %% ../../nbs/44_audit.ipynb #65174a45
 def _counts(wrong, axes, out_shape) -> dict:
@@ -692,7 +723,7 @@ def _counts(wrong, axes, out_shape) -> dict:
             if isinstance(v, int)}
 
 # %% ../../nbs/44_audit.ipynb #13-014-13
-def audit_node(r, torch_compile=False) -> AuditRow:
+def audit_node(r, torch_compile=False, engines=()) -> AuditRow:
     "The report row of one node read by `read_resizes`."
     row = _record(r)
     if r.problem:
@@ -713,7 +744,7 @@ def audit_node(r, torch_compile=False) -> AuditRow:
         check_memory(nbytes, f'auditing {r.name!r}')
     except ValueError as e:
         return dataclasses.replace(row, status=f'not analysed: {e}')
-    return _finding(row, r, axes, torch_compile)
+    return _finding(row, r, axes, torch_compile, engines)
 
 # %% ../../nbs/44_audit.ipynb #8b16e7ab
 def audit_onnx(
@@ -721,18 +752,20 @@ def audit_onnx(
     inputs: dict = None,  # graph input name -> array, for sizes or scales fed at run time
     torch_compile: bool = False,  # also run torch.compile's decomposition (seconds per resize)
     folder=None,  # where a ModelProto's external data lives; None: a path's own folder
+    engines=(),  # more implementations to run on each node (chapter 4.6: the runtimes)
 ) -> list:
     """One `AuditRow` per Resize/Upsample of an ONNX model (path or ModelProto): where it is, its
     opset and convention, the resized axes, and per implementation the wrong elements of its whole
     output; a node that cannot be analysed says why, and the others are still analysed. `folder`:
     where a ModelProto's external data lives (a path's own folder otherwise)."""
-    return [_audited(r, torch_compile) for r in read_resizes(model, inputs, folder=folder)]
+    records = read_resizes(model, inputs, folder=folder)
+    return [_audited(r, torch_compile, engines) for r in records]
 
 # %% ../../nbs/44_audit.ipynb #a64abaaf
-def _audited(r, torch_compile=False) -> AuditRow:
+def _audited(r, torch_compile=False, engines=()) -> AuditRow:
     "audit_node, with a failure of one node's analysis reported in its row, not raised."
     try:
-        return audit_node(r, torch_compile)
+        return audit_node(r, torch_compile, engines)
     except Exception as e:  # noqa: BLE001 - one node's failure must not stop the others
         return dataclasses.replace(_record(r), status=f'failed: {type(e).__name__}: {e}')
 
@@ -751,7 +784,7 @@ def affected(report) -> bool:
 # %% ../../nbs/44_audit.ipynb #3f723b6c
 def audit_sizes(
     in_hw, out_hw, coordinate_transformation_mode='asymmetric', nearest_mode='floor',
-    torch_compile: bool = False,
+    torch_compile: bool = False, engines=(),
 ) -> AuditRow:
     """The `AuditRow` of one 2-D resize to sizes under any ONNX nearest convention (the engine
     `audit_onnx` uses, on a one-node model): every library run on both axes, counted per image."""
@@ -768,7 +801,8 @@ def audit_sizes(
                    axes=(0, 1, 2, 3))
     row = dataclasses.replace(_record(r), resized=f'{ih}x{iw} -> {oh}x{ow}')
     # both image axes, even one that keeps its length: every library is run and counted
-    return _finding(row, r, [AxisResize(2, ih, oh), AxisResize(3, iw, ow)], torch_compile)
+    axes = [AxisResize(2, ih, oh), AxisResize(3, iw, ow)]
+    return _finding(row, r, axes, torch_compile, engines)
 
 # %% ../../nbs/44_audit.ipynb #88794cee
 def convention_wrong_pixels(
