@@ -12,6 +12,8 @@ import argparse, errno, importlib, importlib.util, inspect, json, math, os, re, 
 import time
 import tempfile, textwrap, warnings
 import numpy as np, ml_dtypes
+from .models.runtimes import engines_from_environment, runtimes_footer
+from .models.runtimes import verify_fix_runtimes
 from pathlib import Path
 from matplotlib.figure import Figure
 from matplotlib.colors import LogNorm
@@ -331,7 +333,7 @@ def parse_hw(text: str, name: str) -> tuple:
 # %% ../nbs/52_cli.ipynb #94e9b5c0
 def _convention_rows(in_hw, out_hw, mode, rounding, torch_compile=False) -> list:
     "check's rows for a convention other than the compiler's: the audit engine's `RuntimeRow`s."
-    row = audit_sizes(in_hw, out_hw, mode, rounding, torch_compile)
+    row = audit_sizes(in_hw, out_hw, mode, rounding, torch_compile, engines_from_environment())
     # check runs the libraries; models of others are the audit's
     return [r for r in row.runtime_rows() if r.implementation not in (TFLITE, TENSORRT)]
 
@@ -346,7 +348,7 @@ def _check_rows(in_hw, out_hw, mode, rounding, torch_compile=False) -> tuple:
     if (mode, rounding) != ('asymmetric', 'floor') or torch_compile:
         return _convention_rows(in_hw, out_hw, mode, rounding, torch_compile), CONVENTION_COLUMNS
     try:
-        return check(in_hw, out_hw), CHECK_COLUMNS
+        return check(in_hw, out_hw, engines=engines_from_environment()), CHECK_COLUMNS
     except ValueError:
         # only sizes check itself takes (under 2^24 pixels each) that pass the kernels' axis limit
         if max(in_hw + out_hw) <= MAX_AXIS or max(math.prod(in_hw), math.prod(out_hw)) >= F32_EXACT:
@@ -415,7 +417,8 @@ def _audit_model(path: str, proto, inputs: str, torch_compile: bool) -> tuple:
     "(the --inputs values, the audit of the model read once); what it cannot read: usage error."
     try:
         given = read_inputs(inputs, proto) if inputs else None
-        return given, audit_onnx(proto, given, torch_compile, folder=_model_folder(path))
+        return given, audit_onnx(proto, given, torch_compile, folder=_model_folder(path),
+                                 engines=engines_from_environment())
     except ModelReadError as e:
         _model_error(path, e)
 
@@ -535,6 +538,7 @@ def _fixed(proto, path, target: Path, given, every) -> dict:
     import onnx
 
     fixed, changes = fix_report(proto, given, every, _model_folder(path))
+    verify_fix_runtimes(proto, changes, given, folder=_model_folder(path))  # chapter 4.6
     checker = _checker(fixed, proto)
     if not checker.startswith('FAILED'):
         onnx.save(fixed, target)
@@ -576,6 +580,8 @@ def _print_fix(summary):
         print(f"  {p(c['node'])} ({p(c['op'])}, {p(c['where'])}): {p(c['action'])}{axes}")
         if c.get('verified'):
             print(f"    {p(c['verified'])}")
+        for name, verdict in c.get('runtimes', {}).items():
+            print(f"    {p(name)}: {p(verdict)}")
 
 # %% ../nbs/52_cli.ipynb #0d2eb50f
 def printable(value) -> str:
@@ -598,6 +604,8 @@ def _print_report(report, path):
             print(f"    {p(r.resized)}")
         for name, value in r.wrong.items():  # a count says what it counts
             print(f"    {p(name)}: {p(r.counts.get(name, value))}")
+    if runtimes_footer(report):
+        print(runtimes_footer(report))
 
 # %% ../nbs/52_cli.ipynb #73808e65
 EXAMPLES = {  # command -> (what it does, an example), shown by `resize-nearest COMMAND --help`

@@ -542,7 +542,8 @@ def _probe_model(r, axes):
         initializer=initializers,
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid('', r.opset)])
-    model.ir_version = min(model.ir_version, 8) if r.opset < 15 else model.ir_version
+    # the oldest IR version that carries the opset: runtimes bundle older ONNX readers than ours
+    model.ir_version = helper.find_min_ir_version_for(list(model.opset_import))
     return model, shape
 
 # %% ../../nbs/44_audit.ipynb #6375ab35

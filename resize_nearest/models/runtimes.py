@@ -10,10 +10,10 @@ wrong elements per convention, and adds them to the audit and to `check`."""
 __all__ = ['LITERT_PYTHON', 'RUNTIMES', 'PAIRS_1D', 'FAMILIES', 'CONVENTIONS', 'RUNTIMES_ENV',
            'wrong_count', 'version_text', 'RuntimeEngine', 'versions_footer',
            'sweep_cases', 'sweep', 'fix_verdicts', 'verify_fix_runtimes',
-           'engines_from_environment']
+           'chosen_runtimes', 'engines_from_environment', 'runtimes_footer']
 
-# %% ../../nbs/46_runtimes.ipynb #cd75821b
-import math
+# %% ../../nbs/46_runtimes.ipynb #038f670b
+import math, os, re
 import numpy as np
 from ..maps.nearest_modes import COORDINATE_MODES, NEAREST_MODES, source_index
 from ..studies.mode_peers import opset_defining
@@ -21,7 +21,7 @@ from .audit import RUN_ELEMENTS_MAX, _exact_image, _probe_model
 from .runtime_children import (
     MEMORY_BOUND, TIME_BOUND, Runtime, run_cases)
 
-# %% ../../nbs/46_runtimes.ipynb #36086cad
+# %% ../../nbs/46_runtimes.ipynb #d574b4d0
 _HERE = 'resize_nearest.models.runtime_children'
 LITERT_PYTHON = 'RESIZE_NEAREST_LITERT_PYTHON'
 RUNTIMES = {rt.name: rt for rt in (
@@ -43,7 +43,7 @@ RUNTIMES = {rt.name: rt for rt in (
             f'{_HERE}:tinygrad_versions'),
 )}
 
-# %% ../../nbs/46_runtimes.ipynb #062c6a27
+# %% ../../nbs/46_runtimes.ipynb #442e3a89
 def wrong_count(result, exact: np.ndarray):
     """Wrong elements of a runtime's first output against the exact index image, or why not
     counted: who refused and why, why the child ended, or a wrong output shape."""
@@ -57,12 +57,12 @@ def wrong_count(result, exact: np.ndarray):
         return f'wrong output shape {tuple(y.shape)} (exactly {tuple(exact.shape)})'
     return int((y.reshape(exact.shape).astype(np.int64) != exact).sum())
 
-# %% ../../nbs/46_runtimes.ipynb #5afb69d0
+# %% ../../nbs/46_runtimes.ipynb #3b2ffa09
 def version_text(versions: dict) -> str:
     "'openvino 2026.4.1', or 'ncnn 1.0.20261020, pnnx 20261020'."
     return ', '.join(f'{k} {v}' for k, v in versions.items())
 
-# %% ../../nbs/46_runtimes.ipynb #18f4a919
+# %% ../../nbs/46_runtimes.ipynb #ba71c29b
 def _basis(rt, versions, result, r) -> str:
     "How a runtime's row was obtained: run, its versions, and what its converter wrote."
     text = (f'run: {rt.name} ({version_text(versions) or "versions not reported"}) on CPU in a'
@@ -73,7 +73,7 @@ def _basis(rt, versions, result, r) -> str:
         converted += f' (ncnn Interp has no coordinate or nearest mode: {mode} is not in it)'
     return f'{text}; {converted}' if converted else text
 
-# %% ../../nbs/46_runtimes.ipynb #90ed4797
+# %% ../../nbs/46_runtimes.ipynb #7abd7b27
 class RuntimeEngine:
     """The runtimes as one of the audit's engines (`audit_onnx(..., engines=[RuntimeEngine()])`):
     each node's probe, the node itself on an index image, run by each runtime in a child process
@@ -105,19 +105,19 @@ class RuntimeEngine:
             self.sources[rt.name] = _basis(rt, versions, result, r)
         return wrong
 
-# %% ../../nbs/46_runtimes.ipynb #97d056bf
+# %% ../../nbs/46_runtimes.ipynb #df045b86
 def versions_footer(engine: RuntimeEngine) -> str:
     "The table footer: the version of every runtime that ran."
     ran = [f'{name} ({version_text(v)})' for name, v in engine.versions.items()]
     return 'runtimes run: ' + ('; '.join(ran) if ran else 'none installed')
 
-# %% ../../nbs/46_runtimes.ipynb #ab07b1ec
+# %% ../../nbs/46_runtimes.ipynb #6f029432
 PAIRS_1D = tuple((i, o) for i in range(1, 33) for o in range(1, 33))
 FAMILIES = (((224, 224), (192, 192)), ((720, 720), (224, 224)), ((26, 26), (22, 22)),
             ((7, 7), (41, 41)), ((41, 41), (7, 7)), ((300, 300), (512, 512)),
             ((512, 512), (300, 300)), ((1080, 1920), (720, 1280)))
 
-# %% ../../nbs/46_runtimes.ipynb #73a5d404
+# %% ../../nbs/46_runtimes.ipynb #4ca36df1
 def _resize_graph(shapes, resizes, mode, rounding):
     """A model of one Resize per (input k, output shape) of `resizes`, inputs X0.. of `shapes`:
     sizes as initializers, extrapolation never used (the modes here never leave the image)."""
@@ -133,9 +133,12 @@ def _resize_graph(shapes, resizes, mode, rounding):
     inputs = [helper.make_tensor_value_info(f'X{k}', TensorProto.FLOAT, list(s))
               for k, s in enumerate(shapes)]
     graph = helper.make_graph(nodes, 'resizes', inputs, outputs, initializer=inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid('', opset_defining(mode))])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid('', opset_defining(mode))])
+    # the oldest IR version that carries the opset, as the audit's probes have it
+    model.ir_version = helper.find_min_ir_version_for(list(model.opset_import))
+    return model
 
-# %% ../../nbs/46_runtimes.ipynb #3ddfb9a1
+# %% ../../nbs/46_runtimes.ipynb #83006e10
 def _index_inputs(shapes) -> list:
     "Index images, one per shape, each numbering its elements after the previous image's."
     start, images = 0, []
@@ -144,24 +147,28 @@ def _index_inputs(shapes) -> list:
         start += math.prod(s)
     return images
 
-# %% ../../nbs/46_runtimes.ipynb #8be45124
+# %% ../../nbs/46_runtimes.ipynb #ea942ebd
 def _exact_2d(x, mode, rounding, out_hw) -> np.ndarray:
     "The exact output of index image x (1, 1, H, W) resized to out_hw: the spec's maps per axis."
     rows = source_index(mode, rounding, x.shape[2], out_hw[0])
     cols = source_index(mode, rounding, x.shape[3], out_hw[1])
     return x[:, :, rows][:, :, :, cols].astype(np.int64)
 
-# %% ../../nbs/46_runtimes.ipynb #2dc72e0f
+# %% ../../nbs/46_runtimes.ipynb #ab838bcd
 def sweep_cases(mode, rounding) -> list:
     """The sweep's cases of one convention: (model, inputs, exact outputs, each output's input
-    range, what each output is). First one model of every 1-D pair 1..32 -> 1..32 (the W axis of
-    a (1, 1, 1, n) tensor), then one model per 2-D family, the largest last."""
-    shapes = [(1, 1, 1, n) for n in range(1, 33)]
-    xs = _index_inputs(shapes)
-    exact = [_exact_2d(xs[i - 1], mode, rounding, (1, o)) for i, o in PAIRS_1D]
-    bounds = [(xs[i - 1].min(), xs[i - 1].max()) for i, _ in PAIRS_1D]
-    model = _resize_graph(shapes, [(i - 1, (1, 1, 1, o)) for i, o in PAIRS_1D], mode, rounding)
-    cases = [(model, xs, exact, bounds, list(PAIRS_1D))]
+    range, what each output is). First the 1-D pairs 1..32 -> 1..32 (the W axis of a (1, 1, 1, n)
+    tensor), four models of 256 resizes (a runtime compiling one model of 1,024 takes minutes),
+    then one model per 2-D family, the largest last."""
+    cases = []
+    for group in range(4):
+        pairs = [(i, o) for i, o in PAIRS_1D if (i - 1) // 8 == group]
+        shapes = [(1, 1, 1, n) for n in range(8 * group + 1, 8 * group + 9)]
+        xs = _index_inputs(shapes)
+        exact = [_exact_2d(xs[(i - 1) % 8], mode, rounding, (1, o)) for i, o in pairs]
+        bounds = [(xs[(i - 1) % 8].min(), xs[(i - 1) % 8].max()) for i, _ in pairs]
+        resizes = [((i - 1) % 8, (1, 1, 1, o)) for i, o in pairs]
+        cases.append((_resize_graph(shapes, resizes, mode, rounding), xs, exact, bounds, pairs))
     for in_hw, out_hw in FAMILIES:
         x = _index_inputs([(1, 1, *in_hw)])
         model = _resize_graph([x[0].shape], [(0, (1, 1, *out_hw))], mode, rounding)
@@ -169,7 +176,7 @@ def sweep_cases(mode, rounding) -> list:
         cases.append((model, x, exact, [(0, x[0].size - 1)], [(in_hw, out_hw)]))
     return cases
 
-# %% ../../nbs/46_runtimes.ipynb #d783c0e3
+# %% ../../nbs/46_runtimes.ipynb #9c112d1b
 def _matched(outputs, exact, bounds) -> list:
     """Each exact output's counterpart among a runtime's `outputs` (None if none): the output of
     its size whose median lies in its input's range of values (runtimes may reorder outputs)."""
@@ -182,7 +189,7 @@ def _matched(outputs, exact, bounds) -> list:
                 break
     return found
 
-# %% ../../nbs/46_runtimes.ipynb #b52cf708
+# %% ../../nbs/46_runtimes.ipynb #44df554f
 def _case_counts(result, exact, bounds) -> list:
     "Wrong elements of each output of one case, or why not counted (one reason for all)."
     if 'outputs' not in result:
@@ -190,17 +197,17 @@ def _case_counts(result, exact, bounds) -> list:
     return [wrong_count(dict(outputs=[y]), e) if y is not None else 'no output of its size and range'
             for y, e in zip(_matched(result['outputs'], exact, bounds), exact)]
 
-# %% ../../nbs/46_runtimes.ipynb #23f7662b
+# %% ../../nbs/46_runtimes.ipynb #d71a2b2f
 CONVENTIONS = tuple((m, n) for m in COORDINATE_MODES[:-1] for n in NEAREST_MODES)
 
-# %% ../../nbs/46_runtimes.ipynb #3d9351b1
+# %% ../../nbs/46_runtimes.ipynb #b8453998
 def sweep(names=None, conventions=CONVENTIONS, timeout: float = TIME_BOUND) -> tuple:
     """(versions per runtime, {(runtime, mode, nearest_mode, case): wrong elements or why not
     counted}) over `sweep_cases`: one child per runtime and kind of case, every convention in it."""
     built = {c: sweep_cases(*c) for c in conventions}
     versions, results = {}, {}
     for name in names or RUNTIMES:
-        for j in range(1 + len(FAMILIES)):
+        for j in range(4 + len(FAMILIES)):
             batch = [built[c][j][:2] for c in conventions]
             found, got = run_cases(RUNTIMES[name], batch, timeout)
             versions[name] = found or versions.get(name, {})
@@ -210,11 +217,11 @@ def sweep(names=None, conventions=CONVENTIONS, timeout: float = TIME_BOUND) -> t
                     results[(name, *c, label)] = value
     return versions, results
 
-# %% ../../nbs/46_runtimes.ipynb #2ce07ed2
+# %% ../../nbs/46_runtimes.ipynb #29c1cf73
 from .fix import _Builder, _key, _replace, computed_nodes, constant_nodes
 from .onnx_reader import read_resizes, resize_axes
 
-# %% ../../nbs/46_runtimes.ipynb #dbbfda4d
+# %% ../../nbs/46_runtimes.ipynb #2d3554a3
 def _fixed_probe(r, how: str):
     "The node's probe with the node replaced by the fix's Gathers ('constant' or 'computed')."
     axes = resize_axes(r)
@@ -226,7 +233,7 @@ def _fixed_probe(r, how: str):
     _replace(probe.graph.node, node, new)
     return probe, shape, _exact_image(r, axes, shape)
 
-# %% ../../nbs/46_runtimes.ipynb #28b5e146
+# %% ../../nbs/46_runtimes.ipynb #da811749
 def fix_verdicts(r, how: str, names=None, timeout: float = TIME_BOUND) -> dict:
     """{runtime: whether the fix's replacement of node r gives the exact map there}: the fixed
     probe run by each runtime in a child process, every element compared."""
@@ -242,10 +249,14 @@ def fix_verdicts(r, how: str, names=None, timeout: float = TIME_BOUND) -> dict:
             f'FAILED under {where}: {value:,} of {exact.size:,} probe elements differ')
     return verdicts
 
-# %% ../../nbs/46_runtimes.ipynb #b3618b74
+# %% ../../nbs/46_runtimes.ipynb #4856eb43
 def verify_fix_runtimes(model, changes: list, inputs: dict = None, names=None, folder=None):
-    """Each replaced node of `fix_report`'s changes verified under every runtime: its change row
-    gets 'runtimes', {runtime: verdict} (changes updated in place, and returned)."""
+    """Each replaced node of `fix_report`'s changes verified under each runtime (`names`; None:
+    `chosen_runtimes()`): its change row gets 'runtimes', {runtime: verdict} (changes updated in
+    place, and returned)."""
+    names = chosen_runtimes() if names is None else names
+    if not names:
+        return changes
     records = {}
     for r in read_resizes(model, inputs, folder=folder):
         records.setdefault(_key(r), r)
@@ -256,18 +267,37 @@ def verify_fix_runtimes(model, changes: list, inputs: dict = None, names=None, f
             c['runtimes'] = fix_verdicts(r, how, names)
     return changes
 
-# %% ../../nbs/46_runtimes.ipynb #6c3188ce
+# %% ../../nbs/46_runtimes.ipynb #9747a024
 RUNTIMES_ENV = 'RESIZE_NEAREST_RUNTIMES'
 
-# %% ../../nbs/46_runtimes.ipynb #5f80d61c
-def engines_from_environment() -> list:
+# %% ../../nbs/46_runtimes.ipynb #8d5fd3ad
+def chosen_runtimes() -> list:
     """The runtimes the command line runs: all of them, or those `RESIZE_NEAREST_RUNTIMES` names
-    (comma-separated; 'none' runs none), as a list of audit engines."""
+    (comma-separated; 'none' runs none)."""
     chosen = os.environ.get(RUNTIMES_ENV, '').strip()
     if chosen.lower() == 'none':
         return []
-    names = [n.strip() for n in chosen.split(',') if n.strip()] or None
-    try:
-        return [RuntimeEngine(names)]
-    except ValueError as e:
-        raise ValueError(f'{RUNTIMES_ENV}={chosen!r}: {e}') from None
+    names = [n.strip() for n in chosen.split(',') if n.strip()] or list(RUNTIMES)
+    unknown = sorted(set(names) - set(RUNTIMES))
+    if unknown:
+        raise ValueError(f'{RUNTIMES_ENV}={chosen!r} names {unknown}, which are not runtimes;'
+                         f' runtimes: {list(RUNTIMES)}')
+    return names
+
+# %% ../../nbs/46_runtimes.ipynb #39f16fde
+def engines_from_environment() -> list:
+    "The audit engines of `chosen_runtimes`: one `RuntimeEngine`, or none."
+    names = chosen_runtimes()
+    return [RuntimeEngine(names)] if names else []
+
+# %% ../../nbs/46_runtimes.ipynb #05d10ea7
+def runtimes_footer(report) -> str:
+    """The footer of a report (audit rows or check's rows): the versions of the runtimes that ran,
+    as their sources have them; '' when none ran."""
+    bases = {}
+    for row in report:
+        bases.update(row.sources if hasattr(row, 'sources') else {row.implementation: row.basis})
+    found = {n: re.match(rf'run: {re.escape(n)} \(([^)]*)\)', b or '') for n, b in bases.items()
+             if n in RUNTIMES}
+    ran = [f'{n} {m.group(1)}' for n, m in found.items() if m]
+    return 'runtimes that ran: ' + '; '.join(ran) if ran else ''
