@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from resize_nearest.models.audit import NEURON
 from resize_nearest import cli
 from cli_run import run_cli
 from resize_nearest.nki_cpu.frontend import kernel_problems
@@ -84,7 +85,7 @@ def test_check_past_the_kernels_axis_limit_reports_the_other_rows(capsys, sizes,
     rows = {r['implementation']: r for r in json.loads(out)}
     assert code == 0, err
     assert rows['onnxruntime']['status'] == 'ran' and rows['onnxruntime']['wrong'] == 0
-    assert rows['Neuron compiled kernel']['wrong'] == 0
+    assert rows[NEURON]['wrong'] == 0
     ours = rows['resize_nearest (exact)']
     assert ours['wrong'] is None and ours['status'].startswith('not run') and axis in ours['status']
 

@@ -16,6 +16,7 @@ import pytest
 from cli_run import run_cli
 from hypothesis import given, settings, strategies as st
 
+from resize_nearest.models.audit import NEURON
 from resize_nearest import cli, nki_cpu
 from resize_nearest.host.api import prepare_resize, resize_memory_bytes, resize_nearest
 from resize_nearest.compiler.grad import resize_nearest_grad
@@ -230,7 +231,7 @@ def test_numpy_scalar_attributes_are_read_as_their_values():
 def test_json_is_taken_anywhere(argv, capsys):
     code, out, err = run_cli(argv, capsys)
     rows = json.loads(out)
-    assert code == 1 and rows[0]['implementation'] == 'Neuron compiled kernel'
+    assert code == 1 and rows[0]['implementation'] == NEURON
 
 
 @pytest.mark.parametrize('sizes', [

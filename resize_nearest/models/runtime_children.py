@@ -12,13 +12,13 @@ __all__ = ['TIME_BOUND', 'MEMORY_BOUND', 'CHILD', 'Refusal', 'Runtime', 'first_l
            'mnn_versions', 'run_mnn', 'ncnn_versions', 'run_ncnn', 'litert_versions',
            'run_litert', 'tinygrad_versions', 'run_tinygrad']
 
-# %% ../../nbs/e4d_runtime_children.ipynb #d399c350
+# %% ../../nbs/e4d_runtime_children.ipynb #39d3a5d6
 import importlib, importlib.metadata, importlib.util, json, os, resource, shutil, signal, subprocess, sys
 import tempfile
 from dataclasses import dataclass
 import numpy as np
 
-# %% ../../nbs/e4d_runtime_children.ipynb #1fe52c59
+# %% ../../nbs/e4d_runtime_children.ipynb #2f8af17e
 class Refusal(Exception):
     "A runtime or its converter rejected the model: `who` (which of the two) and its message."
 
@@ -26,7 +26,7 @@ class Refusal(Exception):
         super().__init__(f'{who}: {message}')
         self.who, self.message = who, message
 
-# %% ../../nbs/e4d_runtime_children.ipynb #b3d9860e
+# %% ../../nbs/e4d_runtime_children.ipynb #1bcb8e4e
 @dataclass(frozen=True)
 class Runtime:
     """One runtime a model is deployed on: its report `name`, the `modules` whose presence says it
@@ -42,36 +42,36 @@ class Runtime:
     converter: str = None
     python_env: str = 'RESIZE_NEAREST_RUNTIMES_PYTHON'
 
-# %% ../../nbs/e4d_runtime_children.ipynb #5fac81f8
+# %% ../../nbs/e4d_runtime_children.ipynb #ca347ad5
 def first_line(text, limit: int = 160) -> str:
     "A message cut short: its first non-empty line, at most `limit` characters."
     lines = [s.strip() for s in str(text).splitlines() if s.strip()]
     line = lines[0] if lines else ''
     return line if len(line) <= limit else line[:limit - 3] + '...'
 
-# %% ../../nbs/e4d_runtime_children.ipynb #0e2598e1
+# %% ../../nbs/e4d_runtime_children.ipynb #5512895c
 def _interpreter(rt: Runtime) -> str:
     "The Python the runtime's child runs in: the one `python_env` names, else this one."
     return os.environ.get(rt.python_env) or sys.executable
 
-# %% ../../nbs/e4d_runtime_children.ipynb #6b03c07b
+# %% ../../nbs/e4d_runtime_children.ipynb #37922917
 def installed(rt: Runtime) -> bool:
     """Whether the runtime's modules import here; True for another interpreter (its child says)."""
     if _interpreter(rt) != sys.executable:
         return True
     return all(importlib.util.find_spec(m) is not None for m in rt.modules)
 
-# %% ../../nbs/e4d_runtime_children.ipynb #a9943d90
+# %% ../../nbs/e4d_runtime_children.ipynb #f1821361
 def not_installed(rt: Runtime) -> str:
     "The row of a runtime that is not installed: how to install it."
     return f'not installed ({rt.install})'
 
-# %% ../../nbs/e4d_runtime_children.ipynb #29cab959
+# %% ../../nbs/e4d_runtime_children.ipynb #834ee060
 # bounds of one runtime's child: wall-clock seconds for all its cases, and its address space
 TIME_BOUND = 600
 MEMORY_BOUND = 16 * 2**30
 
-# %% ../../nbs/e4d_runtime_children.ipynb #82b5552c
+# %% ../../nbs/e4d_runtime_children.ipynb #eeb136cf
 def _bounded(memory: int):
     "The child's limits, set in the child before it starts: an address-space bound, no core file."
     def limit():
@@ -79,7 +79,7 @@ def _bounded(memory: int):
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     return limit
 
-# %% ../../nbs/e4d_runtime_children.ipynb #484c0bb2
+# %% ../../nbs/e4d_runtime_children.ipynb #8a993ade
 def _child_env(rt: Runtime) -> dict:
     "The child's environment: this package importable, whatever interpreter it runs in."
     root = os.path.dirname(os.path.dirname(importlib.util.find_spec('resize_nearest').origin))
@@ -88,10 +88,10 @@ def _child_env(rt: Runtime) -> dict:
     env.setdefault('TF_CPP_MIN_LOG_LEVEL', '3')  # TensorFlow's start-up chatter
     return env
 
-# %% ../../nbs/e4d_runtime_children.ipynb #d90b1d8b
+# %% ../../nbs/e4d_runtime_children.ipynb #2bffda7f
 CHILD = 'from resize_nearest.models.runtime_children import child_main; child_main()'
 
-# %% ../../nbs/e4d_runtime_children.ipynb #297abc12
+# %% ../../nbs/e4d_runtime_children.ipynb #8128ef6a
 def _write_job(work: str, rt: Runtime, cases) -> None:
     "The child's job in `work`: each case's model and input arrays, then what to run."
     for k, (model, inputs) in enumerate(cases):
@@ -103,7 +103,7 @@ def _write_job(work: str, rt: Runtime, cases) -> None:
     with open(os.path.join(work, 'job.json'), 'w') as f:
         json.dump(job, f)
 
-# %% ../../nbs/e4d_runtime_children.ipynb #9933184e
+# %% ../../nbs/e4d_runtime_children.ipynb #780ce426
 def _ended(proc, timeout: float) -> str:
     "Wait for the child; '' when it exits 0, else why it ended (its whole group killed on time)."
     try:
@@ -118,7 +118,7 @@ def _ended(proc, timeout: float) -> str:
         return f'crashed ({signal.Signals(-proc.returncode).name})'
     return f'failed (exit {proc.returncode}: {first_line(err.decode(errors="replace")[-400:])})'
 
-# %% ../../nbs/e4d_runtime_children.ipynb #4b0512a2
+# %% ../../nbs/e4d_runtime_children.ipynb #b79de07a
 def _case_result(work: str, k: int, ended: str) -> dict:
     "One case's result from the child's files: its outputs, its refusal, or why it has none."
     out, err = os.path.join(work, f'case{k}_out.npz'), os.path.join(work, f'case{k}.json')
@@ -133,7 +133,7 @@ def _case_result(work: str, k: int, ended: str) -> dict:
             return dict(note, outputs=[z[f'arr_{i}'] for i in range(len(z.files))])
     return dict(failed=ended or 'no output')
 
-# %% ../../nbs/e4d_runtime_children.ipynb #18fe7461
+# %% ../../nbs/e4d_runtime_children.ipynb #1a20c1d7
 def run_cases(rt: Runtime, cases, timeout: float = TIME_BOUND, memory: int = MEMORY_BOUND):
     """(versions, one result per case) of `rt` running each (ONNX model, input arrays) case in a
     child process bounded in time and memory, in a temporary folder (converters write there).
@@ -152,7 +152,7 @@ def run_cases(rt: Runtime, cases, timeout: float = TIME_BOUND, memory: int = MEM
             return {}, [dict(failed=not_installed(rt)) for _ in cases]
         return versions, [_case_result(work, k, ended) for k in range(len(cases))]
 
-# %% ../../nbs/e4d_runtime_children.ipynb #f3be392c
+# %% ../../nbs/e4d_runtime_children.ipynb #c625d738
 def _read_versions(work: str) -> dict:
     "The versions the child wrote on starting ({} if it never got that far)."
     path = os.path.join(work, 'versions.json')
@@ -161,13 +161,13 @@ def _read_versions(work: str) -> dict:
     with open(path) as f:
         return json.load(f)
 
-# %% ../../nbs/e4d_runtime_children.ipynb #8b167276
+# %% ../../nbs/e4d_runtime_children.ipynb #27f7592f
 def _resolve(target: str):
     "The function a 'module:function' text names."
     module, name = target.split(':')
     return getattr(importlib.import_module(module), name)
 
-# %% ../../nbs/e4d_runtime_children.ipynb #2167ab73
+# %% ../../nbs/e4d_runtime_children.ipynb #68bca395
 def child_main() -> None:
     """The child: run job.json's cases in this folder, writing each case's outputs or refusal as
     it goes (a crash part-way costs only the cases after it)."""
@@ -185,7 +185,12 @@ def child_main() -> None:
     for k in range(job['cases']):
         _child_case(runner, job['name'], k)
 
-# %% ../../nbs/e4d_runtime_children.ipynb #6173a71a
+# %% ../../nbs/e4d_runtime_children.ipynb #efa83879
+def _here(message: str) -> str:
+    "A message cut short, the child's temporary folder in it written as '.'."
+    return first_line(str(message).replace(os.getcwd() + os.sep, '').replace(os.getcwd(), '.'))
+
+# %% ../../nbs/e4d_runtime_children.ipynb #a8d84255
 def _child_case(runner, name: str, k: int) -> None:
     "One case in the child: its outputs saved, or who refused it and why."
     with np.load(f'case{k}_in.npz') as z:
@@ -194,15 +199,15 @@ def _child_case(runner, name: str, k: int) -> None:
     try:
         outputs, note = runner(os.path.abspath(f'case{k}.onnx'), inputs, os.getcwd())
     except Refusal as e:
-        note = dict(refused=e.who, message=first_line(e.message))
+        note = dict(refused=e.who, message=_here(e.message))
     except Exception as e:  # noqa: BLE001 - whatever the runtime raises is its refusal
-        note = dict(refused=name, message=first_line(f'{type(e).__name__}: {e}'))
+        note = dict(refused=name, message=_here(f'{type(e).__name__}: {e}'))
     else:
         np.savez(f'case{k}_out.npz', *[np.asarray(y) for y in outputs])
     with open(f'case{k}.json', 'w') as f:
         json.dump(note, f)
 
-# %% ../../nbs/e4d_runtime_children.ipynb #ace505df
+# %% ../../nbs/e4d_runtime_children.ipynb #ac1809ec
 def _version(dist: str) -> str:
     "The installed version of a distribution (ImportError when it is not installed)."
     try:
@@ -210,7 +215,7 @@ def _version(dist: str) -> str:
     except importlib.metadata.PackageNotFoundError as e:
         raise ImportError(f'{dist} is not installed') from e
 
-# %% ../../nbs/e4d_runtime_children.ipynb #79d41605
+# %% ../../nbs/e4d_runtime_children.ipynb #378fb827
 def _onnx_io(path: str) -> tuple:
     "(input names, output names) of the ONNX graph at `path`, in order, without onnx installed."
     onnx = importlib.import_module('onnx')
@@ -218,7 +223,7 @@ def _onnx_io(path: str) -> tuple:
     constants = {t.name for t in graph.initializer}
     return [i.name for i in graph.input if i.name not in constants], [o.name for o in graph.output]
 
-# %% ../../nbs/e4d_runtime_children.ipynb #cb06a4ce
+# %% ../../nbs/e4d_runtime_children.ipynb #11b52865
 def _converted(cmd, who: str, work: str, timeout: float = 300) -> str:
     "Run a converter's command in `work`: what it said, or its failure raised as its refusal."
     done = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=timeout)
@@ -231,12 +236,12 @@ def _converted(cmd, who: str, work: str, timeout: float = 300) -> str:
     said = [s for s in lines if 'error' in s.lower() or 'fail' in s.lower()] or lines[-1:]
     raise Refusal(who, f'{ended}: {said[0]}' if said else ended)
 
-# %% ../../nbs/e4d_runtime_children.ipynb #0a517723
+# %% ../../nbs/e4d_runtime_children.ipynb #0ba8888c
 def openvino_versions() -> dict:
     "OpenVINO's version, as the child reports it."
     return dict(openvino=importlib.import_module('openvino').get_version().split('-')[0])
 
-# %% ../../nbs/e4d_runtime_children.ipynb #8e822d00
+# %% ../../nbs/e4d_runtime_children.ipynb #d99f1922
 def run_openvino(path: str, inputs: list, work: str) -> tuple:
     "OpenVINO on CPU, float32 inference precision: its ONNX front end reads the model itself."
     ov = importlib.import_module('openvino')
@@ -244,24 +249,24 @@ def run_openvino(path: str, inputs: list, work: str) -> tuple:
     result = compiled(inputs)
     return [result[o] for o in compiled.outputs], {}
 
-# %% ../../nbs/e4d_runtime_children.ipynb #757355af
+# %% ../../nbs/e4d_runtime_children.ipynb #1815bc66
 def tract_versions() -> dict:
     "tract's version."
     return dict(tract=importlib.import_module('tract').version())
 
-# %% ../../nbs/e4d_runtime_children.ipynb #68eb53a0
+# %% ../../nbs/e4d_runtime_children.ipynb #49a4c907
 def run_tract(path: str, inputs: list, work: str) -> tuple:
     "tract: the ONNX model loaded, typed and run (its own optimisations)."
     tract = importlib.import_module('tract')
     model = tract.onnx().load(path).into_model().into_runnable()
     return [t.to_numpy() for t in model.run(inputs)], {}
 
-# %% ../../nbs/e4d_runtime_children.ipynb #15761fe2
+# %% ../../nbs/e4d_runtime_children.ipynb #b965632b
 def tvm_versions() -> dict:
     "Apache TVM's version."
     return dict(tvm=importlib.import_module('tvm').__version__)
 
-# %% ../../nbs/e4d_runtime_children.ipynb #f2c25ab8
+# %% ../../nbs/e4d_runtime_children.ipynb #395b75b4
 def run_tvm(path: str, inputs: list, work: str) -> tuple:
     """Apache TVM: relax's ONNX importer, the operators legalised to TIR, compiled for LLVM on CPU,
     run on relax's virtual machine."""
@@ -278,12 +283,12 @@ def run_tvm(path: str, inputs: list, work: str) -> tuple:
     outs = list(out) if isinstance(out, (list, tuple)) or hasattr(out, '__len__') else [out]
     return [y.numpy() for y in outs], {}
 
-# %% ../../nbs/e4d_runtime_children.ipynb #a2091ed3
+# %% ../../nbs/e4d_runtime_children.ipynb #9174f0e5
 def mnn_versions() -> dict:
     "MNN's version (the runtime and its converter ship together)."
     return dict(mnn=importlib.import_module('MNN').version())
 
-# %% ../../nbs/e4d_runtime_children.ipynb #aabc8dc2
+# %% ../../nbs/e4d_runtime_children.ipynb #f53502d7
 def run_mnn(path: str, inputs: list, work: str) -> tuple:
     "MNN: mnnconvert -f ONNX writes an .mnn model in `work`, MNN's expression API runs it."
     mnn = importlib.import_module('MNN')
@@ -300,12 +305,12 @@ def run_mnn(path: str, inputs: list, work: str) -> tuple:
     got = net.forward(given)
     return [np.array(mnn.expr.convert(y, mnn.expr.NCHW).read()) for y in got], {}
 
-# %% ../../nbs/e4d_runtime_children.ipynb #d84df1f2
+# %% ../../nbs/e4d_runtime_children.ipynb #cd2035a3
 def ncnn_versions() -> dict:
     "ncnn's and pnnx's versions."
     return dict(ncnn=importlib.import_module('ncnn').__version__, pnnx=_version('pnnx'))
 
-# %% ../../nbs/e4d_runtime_children.ipynb #0e030b21
+# %% ../../nbs/e4d_runtime_children.ipynb #4ecf8e94
 def _pnnx(path: str, inputs: list, work: str) -> tuple:
     "pnnx's ncnn model of the ONNX model, written in `work`: (its param text, what pnnx said)."
     exe = os.path.join(os.path.dirname(importlib.util.find_spec('pnnx').origin), 'pnnx')
@@ -319,7 +324,7 @@ def _pnnx(path: str, inputs: list, work: str) -> tuple:
     with open(param) as f:
         return f.read(), said
 
-# %% ../../nbs/e4d_runtime_children.ipynb #f082679e
+# %% ../../nbs/e4d_runtime_children.ipynb #c1ba5435
 def run_ncnn(path: str, inputs: list, work: str) -> tuple:
     """ncnn: pnnx converts the ONNX model to an ncnn model in `work`; ncnn runs it (its tensors
     drop the batch axis: an input of shape (1, C, H, W) is fed as (C, H, W))."""
@@ -343,19 +348,19 @@ def run_ncnn(path: str, inputs: list, work: str) -> tuple:
         outs.append(np.array(y)[None])
     return outs, dict(converted='pnnx wrote ' + _interp_layers(param))
 
-# %% ../../nbs/e4d_runtime_children.ipynb #9a1688a7
+# %% ../../nbs/e4d_runtime_children.ipynb #4b2fa9e2
 def _interp_layers(param: str) -> str:
     "The Interp layers pnnx wrote, as ncnn's param file has them (type, name, parameters)."
     layers = [' '.join([s.split()[0], *s.split()[6:]]) for s in param.splitlines()
               if s.startswith('Interp')]
     return '; '.join(layers) or 'no Interp layer'
 
-# %% ../../nbs/e4d_runtime_children.ipynb #ee3549dc
+# %% ../../nbs/e4d_runtime_children.ipynb #e5fcea6a
 def litert_versions() -> dict:
     "LiteRT's and onnx2tf's versions."
     return dict(ai_edge_litert=_version('ai-edge-litert'), onnx2tf=_version('onnx2tf'))
 
-# %% ../../nbs/e4d_runtime_children.ipynb #1c80fa0d
+# %% ../../nbs/e4d_runtime_children.ipynb #5715878d
 def _onnx2tf(path: str, work: str) -> str:
     "onnx2tf's float32 TFLite model of the ONNX model, written in `work` (its path)."
     out = os.path.join(work, 'tflite')
@@ -368,14 +373,14 @@ def _onnx2tf(path: str, work: str) -> str:
         raise Refusal('onnx2tf', 'wrote no float32 TFLite model')
     return os.path.join(out, found[0])
 
-# %% ../../nbs/e4d_runtime_children.ipynb #89336c31
+# %% ../../nbs/e4d_runtime_children.ipynb #cd9abbfa
 def _nhwc(x, shape):
     "x in the layout `shape` asks for: as it is, or NCHW moved to NHWC (onnx2tf's layout)."
     if tuple(x.shape) == tuple(shape) or x.ndim != 4:
         return x.reshape(shape)
     return np.transpose(x, (0, 2, 3, 1)).reshape(shape)
 
-# %% ../../nbs/e4d_runtime_children.ipynb #e978a377
+# %% ../../nbs/e4d_runtime_children.ipynb #3c30d710
 def run_litert(path: str, inputs: list, work: str) -> tuple:
     """LiteRT (TensorFlow Lite): onnx2tf converts the ONNX model, ai_edge_litert's interpreter
     runs it; 4-D tensors are NHWC there and moved back to NCHW."""
@@ -391,13 +396,13 @@ def run_litert(path: str, inputs: list, work: str) -> tuple:
     back = [np.transpose(y, (0, 3, 1, 2)) if y.ndim == 4 else y for y in outs]
     return back, dict(converted='onnx2tf wrote ' + ', '.join(ops))
 
-# %% ../../nbs/e4d_runtime_children.ipynb #7469999d
+# %% ../../nbs/e4d_runtime_children.ipynb #e0079255
 def tinygrad_versions() -> dict:
     "tinygrad's version and the device it runs on."
     os.environ.setdefault('DEV', 'CPU' if shutil.which('clang') else 'PYTHON')
     return dict(tinygrad=_version('tinygrad'), tinygrad_device=os.environ['DEV'])
 
-# %% ../../nbs/e4d_runtime_children.ipynb #872d3b30
+# %% ../../nbs/e4d_runtime_children.ipynb #b47d7eb0
 def run_tinygrad(path: str, inputs: list, work: str) -> tuple:
     """tinygrad's ONNX runner on its CPU device (clang), or, without clang, its Python device
     (slow: the time bound matters)."""

@@ -12,8 +12,9 @@ __all__ = ['LITERT_PYTHON', 'RUNTIMES', 'PAIRS_1D', 'FAMILIES', 'CONVENTIONS', '
            'sweep_cases', 'sweep', 'fix_verdicts', 'verify_fix_runtimes',
            'chosen_runtimes', 'engines_from_environment', 'runtimes_footer']
 
-# %% ../../nbs/46_runtimes.ipynb #038f670b
+# %% ../../nbs/46_runtimes.ipynb #9b525a18
 import math, os, re
+from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from ..maps.nearest_modes import COORDINATE_MODES, NEAREST_MODES, source_index
 from ..studies.mode_peers import opset_defining
@@ -21,7 +22,7 @@ from .audit import RUN_ELEMENTS_MAX, _exact_image, _probe_model
 from .runtime_children import (
     MEMORY_BOUND, TIME_BOUND, Runtime, run_cases)
 
-# %% ../../nbs/46_runtimes.ipynb #d574b4d0
+# %% ../../nbs/46_runtimes.ipynb #17d1d030
 _HERE = 'resize_nearest.models.runtime_children'
 LITERT_PYTHON = 'RESIZE_NEAREST_LITERT_PYTHON'
 RUNTIMES = {rt.name: rt for rt in (
@@ -43,7 +44,7 @@ RUNTIMES = {rt.name: rt for rt in (
             f'{_HERE}:tinygrad_versions'),
 )}
 
-# %% ../../nbs/46_runtimes.ipynb #442e3a89
+# %% ../../nbs/46_runtimes.ipynb #d4acf48b
 def wrong_count(result, exact: np.ndarray):
     """Wrong elements of a runtime's first output against the exact index image, or why not
     counted: who refused and why, why the child ended, or a wrong output shape."""
@@ -57,12 +58,12 @@ def wrong_count(result, exact: np.ndarray):
         return f'wrong output shape {tuple(y.shape)} (exactly {tuple(exact.shape)})'
     return int((y.reshape(exact.shape).astype(np.int64) != exact).sum())
 
-# %% ../../nbs/46_runtimes.ipynb #3b2ffa09
+# %% ../../nbs/46_runtimes.ipynb #095a8b4e
 def version_text(versions: dict) -> str:
     "'openvino 2026.4.1', or 'ncnn 1.0.20261020, pnnx 20261020'."
     return ', '.join(f'{k} {v}' for k, v in versions.items())
 
-# %% ../../nbs/46_runtimes.ipynb #ba71c29b
+# %% ../../nbs/46_runtimes.ipynb #91918233
 def _basis(rt, versions, result, r) -> str:
     "How a runtime's row was obtained: run, its versions, and what its converter wrote."
     text = (f'run: {rt.name} ({version_text(versions) or "versions not reported"}) on CPU in a'
@@ -73,7 +74,7 @@ def _basis(rt, versions, result, r) -> str:
         converted += f' (ncnn Interp has no coordinate or nearest mode: {mode} is not in it)'
     return f'{text}; {converted}' if converted else text
 
-# %% ../../nbs/46_runtimes.ipynb #7abd7b27
+# %% ../../nbs/46_runtimes.ipynb #d32539a8
 class RuntimeEngine:
     """The runtimes as one of the audit's engines (`audit_onnx(..., engines=[RuntimeEngine()])`):
     each node's probe, the node itself on an index image, run by each runtime in a child process
@@ -105,19 +106,19 @@ class RuntimeEngine:
             self.sources[rt.name] = _basis(rt, versions, result, r)
         return wrong
 
-# %% ../../nbs/46_runtimes.ipynb #df045b86
+# %% ../../nbs/46_runtimes.ipynb #8b1a06fe
 def versions_footer(engine: RuntimeEngine) -> str:
     "The table footer: the version of every runtime that ran."
     ran = [f'{name} ({version_text(v)})' for name, v in engine.versions.items()]
     return 'runtimes run: ' + ('; '.join(ran) if ran else 'none installed')
 
-# %% ../../nbs/46_runtimes.ipynb #6f029432
+# %% ../../nbs/46_runtimes.ipynb #625fbf77
 PAIRS_1D = tuple((i, o) for i in range(1, 33) for o in range(1, 33))
 FAMILIES = (((224, 224), (192, 192)), ((720, 720), (224, 224)), ((26, 26), (22, 22)),
             ((7, 7), (41, 41)), ((41, 41), (7, 7)), ((300, 300), (512, 512)),
             ((512, 512), (300, 300)), ((1080, 1920), (720, 1280)))
 
-# %% ../../nbs/46_runtimes.ipynb #4ca36df1
+# %% ../../nbs/46_runtimes.ipynb #8f86bef4
 def _resize_graph(shapes, resizes, mode, rounding):
     """A model of one Resize per (input k, output shape) of `resizes`, inputs X0.. of `shapes`:
     sizes as initializers, extrapolation never used (the modes here never leave the image)."""
@@ -138,7 +139,7 @@ def _resize_graph(shapes, resizes, mode, rounding):
     model.ir_version = helper.find_min_ir_version_for(list(model.opset_import))
     return model
 
-# %% ../../nbs/46_runtimes.ipynb #83006e10
+# %% ../../nbs/46_runtimes.ipynb #f47fd2b8
 def _index_inputs(shapes) -> list:
     "Index images, one per shape, each numbering its elements after the previous image's."
     start, images = 0, []
@@ -147,19 +148,19 @@ def _index_inputs(shapes) -> list:
         start += math.prod(s)
     return images
 
-# %% ../../nbs/46_runtimes.ipynb #ea942ebd
+# %% ../../nbs/46_runtimes.ipynb #fb54d3d3
 def _exact_2d(x, mode, rounding, out_hw) -> np.ndarray:
     "The exact output of index image x (1, 1, H, W) resized to out_hw: the spec's maps per axis."
     rows = source_index(mode, rounding, x.shape[2], out_hw[0])
     cols = source_index(mode, rounding, x.shape[3], out_hw[1])
     return x[:, :, rows][:, :, :, cols].astype(np.int64)
 
-# %% ../../nbs/46_runtimes.ipynb #ab838bcd
+# %% ../../nbs/46_runtimes.ipynb #ef8b2b1a
 def sweep_cases(mode, rounding) -> list:
     """The sweep's cases of one convention: (model, inputs, exact outputs, each output's input
     range, what each output is). First the 1-D pairs 1..32 -> 1..32 (the W axis of a (1, 1, 1, n)
     tensor), four models of 256 resizes (a runtime compiling one model of 1,024 takes minutes),
-    then one model per 2-D family, the largest last."""
+    then one model of the eight 2-D families."""
     cases = []
     for group in range(4):
         pairs = [(i, o) for i, o in PAIRS_1D if (i - 1) // 8 == group]
@@ -169,14 +170,16 @@ def sweep_cases(mode, rounding) -> list:
         bounds = [(xs[(i - 1) % 8].min(), xs[(i - 1) % 8].max()) for i, _ in pairs]
         resizes = [((i - 1) % 8, (1, 1, 1, o)) for i, o in pairs]
         cases.append((_resize_graph(shapes, resizes, mode, rounding), xs, exact, bounds, pairs))
-    for in_hw, out_hw in FAMILIES:
-        x = _index_inputs([(1, 1, *in_hw)])
-        model = _resize_graph([x[0].shape], [(0, (1, 1, *out_hw))], mode, rounding)
-        exact = [_exact_2d(x[0], mode, rounding, out_hw)]
-        cases.append((model, x, exact, [(0, x[0].size - 1)], [(in_hw, out_hw)]))
+    shapes = [(1, 1, *in_hw) for in_hw, _ in FAMILIES]
+    xs = _index_inputs(shapes)
+    resizes = [(k, (1, 1, *out_hw)) for k, (_, out_hw) in enumerate(FAMILIES)]
+    exact = [_exact_2d(x, mode, rounding, out_hw) for x, (_, out_hw) in zip(xs, FAMILIES)]
+    bounds = [(x.min(), x.max()) for x in xs]
+    cases.append((_resize_graph(shapes, resizes, mode, rounding), xs, exact, bounds,
+                  list(FAMILIES)))
     return cases
 
-# %% ../../nbs/46_runtimes.ipynb #9c112d1b
+# %% ../../nbs/46_runtimes.ipynb #2cf6fe80
 def _matched(outputs, exact, bounds) -> list:
     """Each exact output's counterpart among a runtime's `outputs` (None if none): the output of
     its size whose median lies in its input's range of values (runtimes may reorder outputs)."""
@@ -189,7 +192,7 @@ def _matched(outputs, exact, bounds) -> list:
                 break
     return found
 
-# %% ../../nbs/46_runtimes.ipynb #44df554f
+# %% ../../nbs/46_runtimes.ipynb #dcfc6ce4
 def _case_counts(result, exact, bounds) -> list:
     "Wrong elements of each output of one case, or why not counted (one reason for all)."
     if 'outputs' not in result:
@@ -197,31 +200,39 @@ def _case_counts(result, exact, bounds) -> list:
     return [wrong_count(dict(outputs=[y]), e) if y is not None else 'no output of its size and range'
             for y, e in zip(_matched(result['outputs'], exact, bounds), exact)]
 
-# %% ../../nbs/46_runtimes.ipynb #d71a2b2f
+# %% ../../nbs/46_runtimes.ipynb #1246ac5b
 CONVENTIONS = tuple((m, n) for m in COORDINATE_MODES[:-1] for n in NEAREST_MODES)
 
-# %% ../../nbs/46_runtimes.ipynb #b8453998
-def sweep(names=None, conventions=CONVENTIONS, timeout: float = TIME_BOUND) -> tuple:
+# %% ../../nbs/46_runtimes.ipynb #4bc9b61d
+def sweep(names=None, conventions=CONVENTIONS, timeout: float = TIME_BOUND, workers: int = 3):
     """(versions per runtime, {(runtime, mode, nearest_mode, case): wrong elements or why not
-    counted}) over `sweep_cases`: one child per runtime and kind of case, every convention in it."""
+    counted}) over `sweep_cases`: one child per runtime and kind of case, every convention in it;
+    `workers` runtimes at a time."""
     built = {c: sweep_cases(*c) for c in conventions}
+    names = list(names or RUNTIMES)
+    with ThreadPoolExecutor(workers) as pool:
+        done = list(pool.map(lambda name: _swept(name, built, conventions, timeout), names))
+    versions = {name: v for name, (v, _) in zip(names, done)}
+    return versions, {k: v for _, (_, found) in zip(names, done) for k, v in found.items()}
+
+# %% ../../nbs/46_runtimes.ipynb #d20f6649
+def _swept(name, built, conventions, timeout) -> tuple:
+    "One runtime's part of the sweep: (its versions, its results)."
     versions, results = {}, {}
-    for name in names or RUNTIMES:
-        for j in range(4 + len(FAMILIES)):
-            batch = [built[c][j][:2] for c in conventions]
-            found, got = run_cases(RUNTIMES[name], batch, timeout)
-            versions[name] = found or versions.get(name, {})
-            for c, result in zip(conventions, got):
-                _, _, exact, bounds, labels = built[c][j]
-                for label, value in zip(labels, _case_counts(result, exact, bounds)):
-                    results[(name, *c, label)] = value
+    for j in range(len(next(iter(built.values())))):
+        found, got = run_cases(RUNTIMES[name], [built[c][j][:2] for c in conventions], timeout)
+        versions = found or versions
+        for c, result in zip(conventions, got):
+            _, _, exact, bounds, labels = built[c][j]
+            for label, value in zip(labels, _case_counts(result, exact, bounds)):
+                results[(name, *c, label)] = value
     return versions, results
 
-# %% ../../nbs/46_runtimes.ipynb #29c1cf73
+# %% ../../nbs/46_runtimes.ipynb #2fccffa5
 from .fix import _Builder, _key, _replace, computed_nodes, constant_nodes
 from .onnx_reader import read_resizes, resize_axes
 
-# %% ../../nbs/46_runtimes.ipynb #2d3554a3
+# %% ../../nbs/46_runtimes.ipynb #9d1d9028
 def _fixed_probe(r, how: str):
     "The node's probe with the node replaced by the fix's Gathers ('constant' or 'computed')."
     axes = resize_axes(r)
@@ -233,7 +244,7 @@ def _fixed_probe(r, how: str):
     _replace(probe.graph.node, node, new)
     return probe, shape, _exact_image(r, axes, shape)
 
-# %% ../../nbs/46_runtimes.ipynb #da811749
+# %% ../../nbs/46_runtimes.ipynb #65109b12
 def fix_verdicts(r, how: str, names=None, timeout: float = TIME_BOUND) -> dict:
     """{runtime: whether the fix's replacement of node r gives the exact map there}: the fixed
     probe run by each runtime in a child process, every element compared."""
@@ -249,7 +260,7 @@ def fix_verdicts(r, how: str, names=None, timeout: float = TIME_BOUND) -> dict:
             f'FAILED under {where}: {value:,} of {exact.size:,} probe elements differ')
     return verdicts
 
-# %% ../../nbs/46_runtimes.ipynb #4856eb43
+# %% ../../nbs/46_runtimes.ipynb #4bf33c26
 def verify_fix_runtimes(model, changes: list, inputs: dict = None, names=None, folder=None):
     """Each replaced node of `fix_report`'s changes verified under each runtime (`names`; None:
     `chosen_runtimes()`): its change row gets 'runtimes', {runtime: verdict} (changes updated in
@@ -267,10 +278,10 @@ def verify_fix_runtimes(model, changes: list, inputs: dict = None, names=None, f
             c['runtimes'] = fix_verdicts(r, how, names)
     return changes
 
-# %% ../../nbs/46_runtimes.ipynb #9747a024
+# %% ../../nbs/46_runtimes.ipynb #2d46ad78
 RUNTIMES_ENV = 'RESIZE_NEAREST_RUNTIMES'
 
-# %% ../../nbs/46_runtimes.ipynb #8d5fd3ad
+# %% ../../nbs/46_runtimes.ipynb #14af7655
 def chosen_runtimes() -> list:
     """The runtimes the command line runs: all of them, or those `RESIZE_NEAREST_RUNTIMES` names
     (comma-separated; 'none' runs none)."""
@@ -284,13 +295,13 @@ def chosen_runtimes() -> list:
                          f' runtimes: {list(RUNTIMES)}')
     return names
 
-# %% ../../nbs/46_runtimes.ipynb #39f16fde
+# %% ../../nbs/46_runtimes.ipynb #09d9ff5d
 def engines_from_environment() -> list:
     "The audit engines of `chosen_runtimes`: one `RuntimeEngine`, or none."
     names = chosen_runtimes()
     return [RuntimeEngine(names)] if names else []
 
-# %% ../../nbs/46_runtimes.ipynb #05d10ea7
+# %% ../../nbs/46_runtimes.ipynb #1731158d
 def runtimes_footer(report) -> str:
     """The footer of a report (audit rows or check's rows): the versions of the runtimes that ran,
     as their sources have them; '' when none ran."""
