@@ -78,10 +78,12 @@ def wrong_pixels(in_hw, out_hw) -> dict:
 
 # %% ../../nbs/44_audit.ipynb #c4a0de01
 import dataclasses
-from .audit_records import (
+from resize_nearest.models.audit_records import (
     INDEX_BYTES, PER_AXES, UNIT, AuditRow, RuntimeRow, _counts, _exact_image, _first, _kept_axes,
     _kind, _probe_inputs, _probe_model, _record, _Record, _rounding_text, _run_engine,
-    _separable_wrong, _status, count_text, exact_axis)
+    _separable_wrong, _status, count_text, exact_axis, tflite_axis, _tflite_modelled,
+    _tensorrt_modelled, _image_scales)
+from ..studies.mode_peers import TENSORRT_DOCS
 
 _all_ = ['RuntimeRow', 'AuditRow']
 
@@ -337,13 +339,6 @@ def _image_maps(r, axes, out_shape, hw) -> tuple:
     maps = {a.axis: exact_axis(r, a) for a in axes}
     return tuple(maps.get(k, np.arange(out_shape[k])) for k in hw)
 
-# %% ../../nbs/44_audit.ipynb #375b91e2
-def _image_scales(axes, hw) -> tuple:
-    "The (H, W) scales the node's maps follow: its scales input, else out/in (1 on a kept axis)."
-    by_axis = {a.axis: a.scale if a.scale is not None else Fraction(a.out_size, a.in_size)
-               for a in axes}
-    return tuple(by_axis.get(k, Fraction(1)) for k in hw)
-
 # %% ../../nbs/44_audit.ipynb #7e9e14c3
 def _our_kernel(r, axes, out_shape):
     """Wrong elements of this project's NKI kernels (the host API on the interpreter, `auto`),
@@ -394,42 +389,6 @@ def _onnx_engine(name, r, axes, out_shape):
     if got.shape != exact.shape:
         return f'wrong output shape {got.shape} (exactly {exact.shape})'
     return int((got.astype(np.int64) != exact).sum()) * (math.prod(out_shape) // exact.size)
-
-# %% ../../nbs/44_audit.ipynb #24e60f32
-def tflite_axis(in_size: int, out_size: int) -> np.ndarray:
-    """TFLite's optimized RESIZE_NEAREST_NEIGHBOR index along one axis (align_corners and
-    half_pixel_centers false): min((d * ((in << 16) / out + 1)) >> 16, in - 1) in integers."""
-    scale = (in_size << 16) // out_size + 1
-    d = np.arange(out_size, dtype=np.int64)
-    return np.minimum((d * scale) >> 16, in_size - 1)
-
-# %% ../../nbs/44_audit.ipynb #10ad7dd2
-def _tflite_modelled(r, axes, out_shape):
-    "Wrong elements of TFLite's fixed-point kernel, modelled; or why the model does not apply."
-    if (r.coordinate_transformation_mode, r.nearest_mode) != ('asymmetric', 'floor') or (
-            r.axis_nearest_modes):
-        return 'n/a: modelled for asymmetric/floor (align_corners, half_pixel_centers false)'
-    if len(axes) > 2 or any(a.scale is not None for a in axes):
-        return 'n/a: resizes the (H, W) axes of an NHWC image to sizes'
-    if any((a.out_size - 1) * ((a.in_size << 16) // a.out_size + 1) >= 2**31 for a in axes):
-        return 'n/a: d * scale passes int32 here (modelled only where it does not)'
-    right = [int((tflite_axis(a.in_size, a.out_size) == exact_axis(r, a)).sum()) for a in axes]
-    return _separable_wrong(out_shape, axes, right)
-
-# %% ../../nbs/44_audit.ipynb #e80ee9a9
-from ..studies.mode_peers import TENSORRT_DOCS, TENSORRT_MODES, tensorrt_axis
-
-# %% ../../nbs/44_audit.ipynb #7d24b90f
-def _tensorrt_modelled(r, axes, out_shape):
-    "Wrong elements of TensorRT's IResizeLayer, modelled; or why the model does not apply."
-    mode = r.coordinate_transformation_mode
-    if mode not in TENSORRT_MODES:
-        return f'n/a: TensorRT documents {"/".join(TENSORRT_MODES)} only'
-    if r.keep_aspect_ratio_policy != 'stretch' or any(a.scale is not None for a in axes):
-        return 'n/a: modelled for resizes to sizes'
-    right = [int((tensorrt_axis(mode, axis_rounding(r, a.axis), a.in_size, a.out_size)
-                  == exact_axis(r, a)).sum()) for a in axes]
-    return _separable_wrong(out_shape, axes, right)
 
 # %% ../../nbs/44_audit.ipynb #a88fe23a
 def node_wrong_elements(r, axes, torch_compile=False, engines=()) -> dict:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from resize_nearest.maps.nearest_modes import EXTRAPOLATED, source_index
 from resize_nearest.models.onnx_reader import axis_rounding
+from fractions import Fraction
 
 # %% ../../nbs/e4c_audit_records.ipynb #612a6bfc
 class _Record:
@@ -248,3 +249,46 @@ def _run_engine(name, model, shape):
     options.log_severity_level = 4
     session = ort.InferenceSession(model.SerializeToString(), options, ['CPUExecutionProvider'])
     return session.run(None, {'X': x})[0]
+
+# %% ../../nbs/e4c_audit_records.ipynb #24e60f32
+def tflite_axis(in_size: int, out_size: int) -> np.ndarray:
+    """TFLite's optimized RESIZE_NEAREST_NEIGHBOR index along one axis (align_corners and
+    half_pixel_centers false): min((d * ((in << 16) / out + 1)) >> 16, in - 1) in integers."""
+    scale = (in_size << 16) // out_size + 1
+    d = np.arange(out_size, dtype=np.int64)
+    return np.minimum((d * scale) >> 16, in_size - 1)
+
+# %% ../../nbs/e4c_audit_records.ipynb #10ad7dd2
+def _tflite_modelled(r, axes, out_shape):
+    "Wrong elements of TFLite's fixed-point kernel, modelled; or why the model does not apply."
+    if (r.coordinate_transformation_mode, r.nearest_mode) != ('asymmetric', 'floor') or (
+            r.axis_nearest_modes):
+        return 'n/a: modelled for asymmetric/floor (align_corners, half_pixel_centers false)'
+    if len(axes) > 2 or any(a.scale is not None for a in axes):
+        return 'n/a: resizes the (H, W) axes of an NHWC image to sizes'
+    if any((a.out_size - 1) * ((a.in_size << 16) // a.out_size + 1) >= 2**31 for a in axes):
+        return 'n/a: d * scale passes int32 here (modelled only where it does not)'
+    right = [int((tflite_axis(a.in_size, a.out_size) == exact_axis(r, a)).sum()) for a in axes]
+    return _separable_wrong(out_shape, axes, right)
+
+# %% ../../nbs/e4c_audit_records.ipynb #e80ee9a9
+from resize_nearest.studies.mode_peers import TENSORRT_DOCS, TENSORRT_MODES, tensorrt_axis
+
+# %% ../../nbs/e4c_audit_records.ipynb #7d24b90f
+def _tensorrt_modelled(r, axes, out_shape):
+    "Wrong elements of TensorRT's IResizeLayer, modelled; or why the model does not apply."
+    mode = r.coordinate_transformation_mode
+    if mode not in TENSORRT_MODES:
+        return f'n/a: TensorRT documents {"/".join(TENSORRT_MODES)} only'
+    if r.keep_aspect_ratio_policy != 'stretch' or any(a.scale is not None for a in axes):
+        return 'n/a: modelled for resizes to sizes'
+    right = [int((tensorrt_axis(mode, axis_rounding(r, a.axis), a.in_size, a.out_size)
+                  == exact_axis(r, a)).sum()) for a in axes]
+    return _separable_wrong(out_shape, axes, right)
+
+# %% ../../nbs/e4c_audit_records.ipynb #375b91e2
+def _image_scales(axes, hw) -> tuple:
+    "The (H, W) scales the node's maps follow: its scales input, else out/in (1 on a kept axis)."
+    by_axis = {a.axis: a.scale if a.scale is not None else Fraction(a.out_size, a.in_size)
+               for a in axes}
+    return tuple(by_axis.get(k, Fraction(1)) for k in hw)
