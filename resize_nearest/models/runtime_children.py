@@ -8,13 +8,13 @@ beside the user's model. This appendix holds that plumbing, and one small runner
 # %% auto #0
 __all__ = ['Runtime', 'run_cases']
 
-# %% ../../nbs/e4d_runtime_children.ipynb #1d312615
+# %% ../../nbs/e4d_runtime_children.ipynb #dbd6c1b3
 import importlib, importlib.metadata, importlib.util, json, os, resource, shutil, signal
 import subprocess, sys, tempfile
 from dataclasses import dataclass
 import numpy as np
 
-# %% ../../nbs/e4d_runtime_children.ipynb #b4fd1906
+# %% ../../nbs/e4d_runtime_children.ipynb #d8a4fae3
 class Refusal(Exception):
     "A runtime or its converter rejected the model: `who` (which of the two) and its message."
 
@@ -22,7 +22,7 @@ class Refusal(Exception):
         super().__init__(f'{who}: {message}')
         self.who, self.message = who, message
 
-# %% ../../nbs/e4d_runtime_children.ipynb #0a5efc1b
+# %% ../../nbs/e4d_runtime_children.ipynb #d8472969
 @dataclass(frozen=True)
 class Runtime:
     """One runtime a model is deployed on: its report `name`, the `modules` whose presence says it
@@ -38,44 +38,44 @@ class Runtime:
     converter: str = None
     python_env: str = 'RESIZE_NEAREST_RUNTIMES_PYTHON'
 
-# %% ../../nbs/e4d_runtime_children.ipynb #dd18f9aa
+# %% ../../nbs/e4d_runtime_children.ipynb #7344e69d
 def first_line(text, limit: int = 160) -> str:
     "A message cut short: its first non-empty line, at most `limit` characters."
     lines = [s.strip() for s in str(text).splitlines() if s.strip()]
     line = lines[0] if lines else ''
     return line if len(line) <= limit else line[:limit - 3] + '...'
 
-# %% ../../nbs/e4d_runtime_children.ipynb #bf549ed8
+# %% ../../nbs/e4d_runtime_children.ipynb #df169a1b
 def _interpreter(rt: Runtime) -> str:
     "The Python the runtime's child runs in: the one `python_env` names, else this one."
     return os.environ.get(rt.python_env) or sys.executable
 
-# %% ../../nbs/e4d_runtime_children.ipynb #f5989a57
+# %% ../../nbs/e4d_runtime_children.ipynb #1c8d6061
 def installed(rt: Runtime) -> bool:
     """Whether the runtime's modules import here; True for another interpreter (its child says)."""
     if _interpreter(rt) != sys.executable:
         return True
     return all(importlib.util.find_spec(m) is not None for m in rt.modules)
 
-# %% ../../nbs/e4d_runtime_children.ipynb #2ea0f42d
+# %% ../../nbs/e4d_runtime_children.ipynb #9bc81ca9
 def not_installed(rt: Runtime) -> str:
     "The row of a runtime that is not installed: how to install it."
     return f'not installed ({rt.install})'
 
-# %% ../../nbs/e4d_runtime_children.ipynb #396e047b
+# %% ../../nbs/e4d_runtime_children.ipynb #b24eaeaa
 # bounds of one runtime's child: wall-clock seconds for all its cases, and its address space
 TIME_BOUND = 600
 MEMORY_BOUND = 16 * 2**30
 
-# %% ../../nbs/e4d_runtime_children.ipynb #a5c06ba6
-def _bounded(memory: int):
-    "The child's limits, set in the child before it starts: an address-space bound, no core file."
-    def limit():
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    return limit
+# %% ../../nbs/e4d_runtime_children.ipynb #55d720f9
+def _bound(pid: int, memory: int) -> None:
+    """The child's limits, set on it as soon as it exists: an address-space bound, no core file
+    (with `prlimit`, not a `preexec_fn`: that would run this process's fork handlers, which JAX
+    and others refuse in a multithreaded process)."""
+    resource.prlimit(pid, resource.RLIMIT_AS, (memory, memory))
+    resource.prlimit(pid, resource.RLIMIT_CORE, (0, 0))
 
-# %% ../../nbs/e4d_runtime_children.ipynb #32e13076
+# %% ../../nbs/e4d_runtime_children.ipynb #84c5b7d3
 def _child_env(rt: Runtime) -> dict:
     "The child's environment: this package importable, whatever interpreter it runs in."
     root = os.path.dirname(os.path.dirname(importlib.util.find_spec('resize_nearest').origin))
@@ -84,10 +84,10 @@ def _child_env(rt: Runtime) -> dict:
     env.setdefault('TF_CPP_MIN_LOG_LEVEL', '3')  # TensorFlow's start-up chatter
     return env
 
-# %% ../../nbs/e4d_runtime_children.ipynb #cb28f7a2
+# %% ../../nbs/e4d_runtime_children.ipynb #7026830e
 CHILD = 'from resize_nearest.models.runtime_children import child_main; child_main()'
 
-# %% ../../nbs/e4d_runtime_children.ipynb #163b82d1
+# %% ../../nbs/e4d_runtime_children.ipynb #de5a5105
 def _write_job(work: str, rt: Runtime, cases) -> None:
     "The child's job in `work`: each case's model and input arrays, then what to run."
     for k, (model, inputs) in enumerate(cases):
@@ -99,7 +99,7 @@ def _write_job(work: str, rt: Runtime, cases) -> None:
     with open(os.path.join(work, 'job.json'), 'w') as f:
         json.dump(job, f)
 
-# %% ../../nbs/e4d_runtime_children.ipynb #cf7e69be
+# %% ../../nbs/e4d_runtime_children.ipynb #caf43a64
 def _ended(proc, timeout: float) -> str:
     "Wait for the child; '' when it exits 0, else why it ended (its whole group killed on time)."
     try:
@@ -114,7 +114,7 @@ def _ended(proc, timeout: float) -> str:
         return f'crashed ({signal.Signals(-proc.returncode).name})'
     return f'failed (exit {proc.returncode}: {first_line(err.decode(errors="replace")[-400:])})'
 
-# %% ../../nbs/e4d_runtime_children.ipynb #1fc0caf8
+# %% ../../nbs/e4d_runtime_children.ipynb #398e0c52
 def _case_result(work: str, k: int, ended: str) -> dict:
     "One case's result from the child's files: its outputs, its refusal, or why it has none."
     out, err = os.path.join(work, f'case{k}_out.npz'), os.path.join(work, f'case{k}.json')
@@ -129,7 +129,7 @@ def _case_result(work: str, k: int, ended: str) -> dict:
             return dict(note, outputs=[z[f'arr_{i}'] for i in range(len(z.files))])
     return dict(failed=ended or 'no output')
 
-# %% ../../nbs/e4d_runtime_children.ipynb #5939604c
+# %% ../../nbs/e4d_runtime_children.ipynb #b54a53e0
 def run_cases(rt: Runtime, cases, timeout: float = TIME_BOUND, memory: int = MEMORY_BOUND):
     """(versions, one result per case) of `rt` running each (ONNX model, input arrays) case in a
     child process bounded in time and memory, in a temporary folder (converters write there).
@@ -140,15 +140,15 @@ def run_cases(rt: Runtime, cases, timeout: float = TIME_BOUND, memory: int = MEM
         _write_job(work, rt, cases)
         proc = subprocess.Popen([_interpreter(rt), '-c', CHILD], cwd=work, env=_child_env(rt),
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, preexec_fn=_bounded(memory),
-                                start_new_session=True)
+                                stderr=subprocess.PIPE, start_new_session=True)
+        _bound(proc.pid, memory)
         ended = _ended(proc, timeout)
         versions = _read_versions(work)
         if versions.get('not installed'):
             return {}, [dict(failed=not_installed(rt)) for _ in cases]
         return versions, [_case_result(work, k, ended) for k in range(len(cases))]
 
-# %% ../../nbs/e4d_runtime_children.ipynb #a77ffc85
+# %% ../../nbs/e4d_runtime_children.ipynb #3a7d8235
 def _read_versions(work: str) -> dict:
     "The versions the child wrote on starting ({} if it never got that far)."
     path = os.path.join(work, 'versions.json')
@@ -157,13 +157,13 @@ def _read_versions(work: str) -> dict:
     with open(path) as f:
         return json.load(f)
 
-# %% ../../nbs/e4d_runtime_children.ipynb #79dde925
+# %% ../../nbs/e4d_runtime_children.ipynb #d3be0b6a
 def _resolve(target: str):
     "The function a 'module:function' text names."
     module, name = target.split(':')
     return getattr(importlib.import_module(module), name)
 
-# %% ../../nbs/e4d_runtime_children.ipynb #6027ae23
+# %% ../../nbs/e4d_runtime_children.ipynb #941d8887
 def child_main() -> None:
     """The child: run job.json's cases in this folder, writing each case's outputs or refusal as
     it goes (a crash part-way costs only the cases after it)."""
@@ -181,12 +181,12 @@ def child_main() -> None:
     for k in range(job['cases']):
         _child_case(runner, job['name'], k)
 
-# %% ../../nbs/e4d_runtime_children.ipynb #ddb1c998
+# %% ../../nbs/e4d_runtime_children.ipynb #89f0f93d
 def _here(message: str) -> str:
     "A message cut short, the child's temporary folder in it written as '.'."
     return first_line(str(message).replace(os.getcwd() + os.sep, '').replace(os.getcwd(), '.'))
 
-# %% ../../nbs/e4d_runtime_children.ipynb #aaa22671
+# %% ../../nbs/e4d_runtime_children.ipynb #1755855f
 def _child_case(runner, name: str, k: int) -> None:
     "One case in the child: its outputs saved, or who refused it and why."
     with np.load(f'case{k}_in.npz') as z:
@@ -203,7 +203,7 @@ def _child_case(runner, name: str, k: int) -> None:
     with open(f'case{k}.json', 'w') as f:
         json.dump(note, f)
 
-# %% ../../nbs/e4d_runtime_children.ipynb #b7be9a49
+# %% ../../nbs/e4d_runtime_children.ipynb #be381890
 def _version(dist: str) -> str:
     "The installed version of a distribution (ImportError when it is not installed)."
     try:
@@ -211,7 +211,7 @@ def _version(dist: str) -> str:
     except importlib.metadata.PackageNotFoundError as e:
         raise ImportError(f'{dist} is not installed') from e
 
-# %% ../../nbs/e4d_runtime_children.ipynb #b38ea079
+# %% ../../nbs/e4d_runtime_children.ipynb #e69475c1
 def _onnx_io(path: str) -> tuple:
     "(input names, output names) of the ONNX graph at `path`, in order, without onnx installed."
     onnx = importlib.import_module('onnx')
@@ -219,7 +219,7 @@ def _onnx_io(path: str) -> tuple:
     constants = {t.name for t in graph.initializer}
     return [i.name for i in graph.input if i.name not in constants], [o.name for o in graph.output]
 
-# %% ../../nbs/e4d_runtime_children.ipynb #b7463c3a
+# %% ../../nbs/e4d_runtime_children.ipynb #79f34a4e
 def _converted(cmd, who: str, work: str, timeout: float = 300) -> str:
     "Run a converter's command in `work`: what it said, or its failure raised as its refusal."
     done = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=timeout)
@@ -232,12 +232,12 @@ def _converted(cmd, who: str, work: str, timeout: float = 300) -> str:
     said = [s for s in lines if 'error' in s.lower() or 'fail' in s.lower()] or lines[-1:]
     raise Refusal(who, f'{ended}: {said[0]}' if said else ended)
 
-# %% ../../nbs/e4d_runtime_children.ipynb #34716bea
+# %% ../../nbs/e4d_runtime_children.ipynb #8c22a8c6
 def openvino_versions() -> dict:
     "OpenVINO's version, as the child reports it."
     return dict(openvino=importlib.import_module('openvino').get_version().split('-')[0])
 
-# %% ../../nbs/e4d_runtime_children.ipynb #9d0d7d95
+# %% ../../nbs/e4d_runtime_children.ipynb #0f3dab37
 def run_openvino(path: str, inputs: list, work: str) -> tuple:
     "OpenVINO on CPU, float32 inference precision: its ONNX front end reads the model itself."
     ov = importlib.import_module('openvino')
@@ -245,24 +245,24 @@ def run_openvino(path: str, inputs: list, work: str) -> tuple:
     result = compiled(inputs)
     return [result[o] for o in compiled.outputs], {}
 
-# %% ../../nbs/e4d_runtime_children.ipynb #654dc9c6
+# %% ../../nbs/e4d_runtime_children.ipynb #95f4347e
 def tract_versions() -> dict:
     "tract's version."
     return dict(tract=importlib.import_module('tract').version())
 
-# %% ../../nbs/e4d_runtime_children.ipynb #40c68a62
+# %% ../../nbs/e4d_runtime_children.ipynb #45f778ad
 def run_tract(path: str, inputs: list, work: str) -> tuple:
     "tract: the ONNX model loaded, typed and run (its own optimisations)."
     tract = importlib.import_module('tract')
     model = tract.onnx().load(path).into_model().into_runnable()
     return [t.to_numpy() for t in model.run(inputs)], {}
 
-# %% ../../nbs/e4d_runtime_children.ipynb #db0e0733
+# %% ../../nbs/e4d_runtime_children.ipynb #87ebb786
 def tvm_versions() -> dict:
     "Apache TVM's version."
     return dict(tvm=importlib.import_module('tvm').__version__)
 
-# %% ../../nbs/e4d_runtime_children.ipynb #128cc9d8
+# %% ../../nbs/e4d_runtime_children.ipynb #ab645d83
 def run_tvm(path: str, inputs: list, work: str) -> tuple:
     """Apache TVM: relax's ONNX importer, the operators legalised to TIR, compiled for LLVM on CPU,
     run on relax's virtual machine."""
@@ -279,17 +279,17 @@ def run_tvm(path: str, inputs: list, work: str) -> tuple:
     outs = list(out) if isinstance(out, (list, tuple)) or hasattr(out, '__len__') else [out]
     return [y.numpy() for y in outs], {}
 
-# %% ../../nbs/e4d_runtime_children.ipynb #0b3f6c44
+# %% ../../nbs/e4d_runtime_children.ipynb #2e650345
 def mnn_versions() -> dict:
     "MNN's version (the runtime and its converter ship together)."
     return dict(mnn=importlib.import_module('MNN').version())
 
-# %% ../../nbs/e4d_runtime_children.ipynb #e9260fd6
+# %% ../../nbs/e4d_runtime_children.ipynb #56e971d3
 # MNN's converter itself: the `mnnconvert` script's wrapper also loads a usage logger that sends
 # telemetry and, when its logging package is missing, runs `pip install` (changing the environment)
 MNNCONVERT = "import sys, _tools; _tools.mnnconvert(['mnnconvert'] + sys.argv[1:])"
 
-# %% ../../nbs/e4d_runtime_children.ipynb #c72d9310
+# %% ../../nbs/e4d_runtime_children.ipynb #f93bf705
 def run_mnn(path: str, inputs: list, work: str) -> tuple:
     "MNN: mnnconvert -f ONNX writes an .mnn model in `work`, MNN's expression API runs it."
     mnn = importlib.import_module('MNN')
@@ -304,12 +304,12 @@ def run_mnn(path: str, inputs: list, work: str) -> tuple:
     got = net.forward(given)
     return [np.array(mnn.expr.convert(y, mnn.expr.NCHW).read()) for y in got], {}
 
-# %% ../../nbs/e4d_runtime_children.ipynb #21678a30
+# %% ../../nbs/e4d_runtime_children.ipynb #f92fd21e
 def ncnn_versions() -> dict:
     "ncnn's and pnnx's versions."
     return dict(ncnn=importlib.import_module('ncnn').__version__, pnnx=_version('pnnx'))
 
-# %% ../../nbs/e4d_runtime_children.ipynb #fd303695
+# %% ../../nbs/e4d_runtime_children.ipynb #5392fc1a
 def _pnnx(path: str, inputs: list, work: str) -> tuple:
     "pnnx's ncnn model of the ONNX model, written in `work`: (its param text, what pnnx said)."
     exe = os.path.join(os.path.dirname(importlib.util.find_spec('pnnx').origin), 'pnnx')
@@ -323,7 +323,7 @@ def _pnnx(path: str, inputs: list, work: str) -> tuple:
     with open(param) as f:
         return f.read(), said
 
-# %% ../../nbs/e4d_runtime_children.ipynb #0f1efe9d
+# %% ../../nbs/e4d_runtime_children.ipynb #40c540f5
 def run_ncnn(path: str, inputs: list, work: str) -> tuple:
     """ncnn: pnnx converts the ONNX model to an ncnn model in `work`; ncnn runs it (its tensors
     drop the batch axis: an input of shape (1, C, H, W) is fed as (C, H, W))."""
@@ -347,19 +347,19 @@ def run_ncnn(path: str, inputs: list, work: str) -> tuple:
         outs.append(np.array(y)[None])
     return outs, dict(converted='pnnx wrote ' + _interp_layers(param))
 
-# %% ../../nbs/e4d_runtime_children.ipynb #c5d5079f
+# %% ../../nbs/e4d_runtime_children.ipynb #8fd70cc4
 def _interp_layers(param: str) -> str:
     "The Interp layers pnnx wrote, as ncnn's param file has them (type, name, parameters)."
     layers = [' '.join([s.split()[0], *s.split()[6:]]) for s in param.splitlines()
               if s.startswith('Interp')]
     return '; '.join(layers) or 'no Interp layer'
 
-# %% ../../nbs/e4d_runtime_children.ipynb #0d69aa7e
+# %% ../../nbs/e4d_runtime_children.ipynb #53972e9e
 def litert_versions() -> dict:
     "LiteRT's and onnx2tf's versions."
     return dict(ai_edge_litert=_version('ai-edge-litert'), onnx2tf=_version('onnx2tf'))
 
-# %% ../../nbs/e4d_runtime_children.ipynb #8944cff3
+# %% ../../nbs/e4d_runtime_children.ipynb #986f8efc
 def _onnx2tf(path: str, work: str) -> str:
     "onnx2tf's float32 TFLite model of the ONNX model, written in `work` (its path)."
     out = os.path.join(work, 'tflite')
@@ -372,14 +372,14 @@ def _onnx2tf(path: str, work: str) -> str:
         raise Refusal('onnx2tf', 'wrote no float32 TFLite model')
     return os.path.join(out, found[0])
 
-# %% ../../nbs/e4d_runtime_children.ipynb #44e385ec
+# %% ../../nbs/e4d_runtime_children.ipynb #a10a7246
 def _nhwc(x, shape):
     "x in the layout `shape` asks for: as it is, or NCHW moved to NHWC (onnx2tf's layout)."
     if tuple(x.shape) == tuple(shape) or x.ndim != 4:
         return x.reshape(shape)
     return np.transpose(x, (0, 2, 3, 1)).reshape(shape)
 
-# %% ../../nbs/e4d_runtime_children.ipynb #ed5633b9
+# %% ../../nbs/e4d_runtime_children.ipynb #e50a9964
 def run_litert(path: str, inputs: list, work: str) -> tuple:
     """LiteRT (TensorFlow Lite): onnx2tf converts the ONNX model, ai_edge_litert's interpreter
     runs it; 4-D tensors are NHWC there and moved back to NCHW."""
@@ -395,13 +395,13 @@ def run_litert(path: str, inputs: list, work: str) -> tuple:
     back = [np.transpose(y, (0, 3, 1, 2)) if y.ndim == 4 else y for y in outs]
     return back, dict(converted='onnx2tf wrote ' + ', '.join(ops))
 
-# %% ../../nbs/e4d_runtime_children.ipynb #75bfc623
+# %% ../../nbs/e4d_runtime_children.ipynb #6707d93e
 def tinygrad_versions() -> dict:
     "tinygrad's version and the device it runs on."
     os.environ.setdefault('DEV', 'CPU' if shutil.which('clang') else 'PYTHON')
     return dict(tinygrad=_version('tinygrad'), tinygrad_device=os.environ['DEV'])
 
-# %% ../../nbs/e4d_runtime_children.ipynb #74165048
+# %% ../../nbs/e4d_runtime_children.ipynb #312dc618
 def run_tinygrad(path: str, inputs: list, work: str) -> tuple:
     """tinygrad's ONNX runner on its CPU device (clang), or, without clang, its Python device
     (slow: the time bound matters)."""
