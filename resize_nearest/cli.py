@@ -20,6 +20,7 @@ from matplotlib.colors import LogNorm
 from .studies.compare import kernel_sweep
 from .models.audit import check, audit_sizes, is_affected
 from .models.audit import EXACT, TENSORRT, TFLITE
+from .models.runtimes import engines_from_environment
 from .maps.nearest_modes import COORDINATE_MODES, NEAREST_MODES
 from .maps.plan import F32_EXACT, MAX_AXIS
 from .host.variants import VARIANTS
@@ -51,7 +52,7 @@ def parse_hw(text: str, name: str) -> tuple:
 # %% ../nbs/52_cli.ipynb #94e9b5c0
 def _convention_rows(in_hw, out_hw, mode, rounding, torch_compile=False) -> list:
     "check's rows for a convention other than the compiler's: the audit engine's `RuntimeRow`s."
-    row = audit_sizes(in_hw, out_hw, mode, rounding, torch_compile)
+    row = audit_sizes(in_hw, out_hw, mode, rounding, torch_compile, engines_from_environment())
     # check runs the libraries; models of others are the audit's
     return [r for r in row.runtime_rows() if r.implementation not in (TFLITE, TENSORRT)]
 
@@ -93,7 +94,7 @@ def _check_rows(in_hw, out_hw, mode, rounding, torch_compile=False) -> tuple:
     if (mode, rounding) != ('asymmetric', 'floor') or torch_compile:
         return _convention_rows(in_hw, out_hw, mode, rounding, torch_compile), CONVENTION_COLUMNS
     try:
-        return check(in_hw, out_hw), CHECK_COLUMNS
+        return check(in_hw, out_hw, engines=engines_from_environment()), CHECK_COLUMNS
     except ValueError:
         # only sizes check itself takes (under 2^24 pixels each) that pass the kernels' axis limit
         if max(in_hw + out_hw) <= MAX_AXIS or max(math.prod(in_hw), math.prod(out_hw)) >= F32_EXACT:

@@ -2,6 +2,7 @@
 graphs built here, and the check/audit commands' exit codes."""
 import io, json, os, subprocess, sys, numpy as np, pytest, onnx, torch, torch.nn.functional as F
 from onnx import helper, TensorProto
+from resize_nearest.models.audit import NEURON
 from resize_nearest.models.audit import onnxruntime_rule, opencv_rule, wrong_pixels, check, audit_onnx, affected
 from resize_nearest.studies.compare import onnxruntime_indices, opencv_indices, torch_indices
 from resize_nearest.maps.index_map import src_index_fp32
@@ -27,7 +28,7 @@ def test_wrong_pixels_agree_with_running_the_libraries(in_hw, out_hw):
         if f: assert (tuple(rows[name]['first_output']), tuple(rows[name]['source']), tuple(rows[name]['exact_source'])) == f
 
 def test_out_of_bounds_reported():
-    assert wrong_pixels((1, 5), (2, 41))['Neuron compiled kernel']['wrong'] == 'out of bounds'
+    assert wrong_pixels((1, 5), (2, 41))[NEURON]['wrong'] == 'out of bounds'
     assert check((1, 5), (2, 41))[0]['status'].startswith('out of bounds')
 
 def _model(nodes, inputs, inits):
@@ -43,7 +44,7 @@ def test_audit_onnx_graph(tmp_path):
     rep = audit_onnx(m)
     assert [r['node'] for r in rep] == ['a', 'b', 'c', 'd'] and rep[2]['status'].startswith('not analysed')
     assert rep[3]['status'] == 'mode linear: not a nearest resize, skipped'
-    assert rep[0]['wrong']['Neuron compiled kernel'] == 1143 and rep[1]['wrong']['PyTorch nearest'] == 0
+    assert rep[0]['wrong'][NEURON] == 1143 and rep[1]['wrong']['PyTorch nearest'] == 0
     assert affected(rep)
     path = tmp_path / 'm.onnx'; onnx.save(m, path)
     r = subprocess.run([sys.executable, '-m', 'resize_nearest.cli', 'audit', str(path), '--json'], capture_output=True, text=True)
@@ -69,7 +70,7 @@ def test_audit_of_a_torch_export():
     assert rep[0]['wrong']['PyTorch nearest'] == 2 * 43 and rep[1]['wrong']['PyTorch nearest'] == 0     # two channels
 
 @pytest.mark.parametrize('args, rc, text', [(['224x224', '192x192'], 1, 'PyTorch nearest'), (['30x20', '60x40'], 0, 'OpenCV'),
-                                            (['224', '192'], 1, 'Neuron compiled kernel'), (['22a', '3'], 2, 'IN must look like'),
+                                            (['224', '192'], 1, NEURON), (['22a', '3'], 2, 'IN must look like'),
                                             (['5x5'], 2, 'the following arguments are required: OUT'), (['0x5', '3'], 2, 'positive integers')])
 def test_check_command(args, rc, text, capsys):
     "In this process (the entry point itself runs in a subprocess in test_refusals.py)."

@@ -15,6 +15,7 @@ import onnx
 import pytest
 
 from hostile_onnx import one_resize
+from resize_nearest.models.audit import NEURON
 from resize_nearest import cli
 from resize_nearest.models import audit as audit_module
 from resize_nearest.models.audit import (EXACT, TENSORRT, AuditRow, RuntimeRow, audit_onnx, audit_sizes,
@@ -91,7 +92,7 @@ def test_check_decides_with_the_audits_is_affected(monkeypatch):
 def test_check_rows_are_runtime_records():
     rows = check((26, 26), (22, 22))
     assert all(isinstance(r, RuntimeRow) for r in rows)
-    assert {r.implementation: r.kind for r in rows}['Neuron compiled kernel'] == 'modelled'
+    assert {r.implementation: r.kind for r in rows}[NEURON] == 'modelled'
     assert {r.implementation: r.kind for r in rows}['PyTorch nearest'] == 'run'
 
 

@@ -16,6 +16,7 @@ import pytest
 from cli_run import run_cli
 from hypothesis import given, settings, strategies as st
 
+from resize_nearest.models.audit import NEURON
 from resize_nearest import cli, nki_cpu
 from resize_nearest.host.api import prepare_resize, resize_memory_bytes, resize_nearest
 from resize_nearest.compiler.grad import resize_nearest_grad

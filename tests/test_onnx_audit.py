@@ -25,6 +25,7 @@ import torch.nn.functional as F
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
+from resize_nearest.models.audit import NEURON
 from resize_nearest.models.audit import affected, audit_onnx, convention_wrong_pixels
 from resize_nearest.maps.index_map import load_indices
 from resize_nearest.maps.nearest_modes import COORDINATE_MODES, NEAREST_MODES, source_index
@@ -215,7 +216,7 @@ def test_a_scale_is_read_as_floor_d_over_scale():
     row, = audit_onnx(model([resize('y', 'x', scales=[1, 1, 1.25, 1.25], **ASYM)], {'x': [1, 1, 6, 6]}))
     node_map = [math.floor(Fraction(d) / Fraction(1.25)) for d in range(7)]
     kernel = load_indices((6, 6), (7, 7), 'as_compiled')
-    assert row['wrong']['Neuron compiled kernel'] == wrong_2d(kernel, node_map, node_map, 6) == 13
+    assert row['wrong'][NEURON] == wrong_2d(kernel, node_map, node_map, 6) == 13
 
 
 def test_scale_192_over_224():
@@ -224,7 +225,7 @@ def test_scale_192_over_224():
     n_out = math.floor(224 * Fraction(scale))
     node_map = [math.floor(Fraction(d) / Fraction(scale)) for d in range(n_out)]
     assert row['output_shape'] == (1, 1, n_out, n_out)
-    assert row['wrong']['Neuron compiled kernel'] == wrong_2d(load_indices((224, 224), (n_out, n_out), 'as_compiled'),
+    assert row['wrong'][NEURON] == wrong_2d(load_indices((224, 224), (n_out, n_out), 'as_compiled'),
                                                               node_map, node_map, 224)
     m = model([resize('y', 'x', scales=[1, 1, scale, scale], **ASYM)], {'x': [1, 1, 224, 224]})
     x = np.arange(224 * 224, dtype=np.float32).reshape(1, 1, 224, 224)
@@ -246,7 +247,7 @@ def test_layout_every_resized_axis_and_only_those(shape, sizes, axes):
     if len(axes) <= 3 and 0 not in axes:
         assert row['wrong']['PyTorch nearest'] == math.prod(sizes) - others * right
     if shape == [1, 224, 224, 3]:
-        assert row['wrong']['Neuron compiled kernel'] == 3 * 1143
+        assert row['wrong'][NEURON] == 3 * 1143
 
 
 def test_opset_18_axes_in_their_own_order_and_the_aspect_policy():
@@ -288,7 +289,7 @@ def test_our_kernels_are_measured_not_assumed():
     assert node_map != by_size
     assert report['sizes']['wrong']['resize_nearest (exact)'] == 0
     assert report['scale']['wrong']['resize_nearest (exact)'] == 0
-    assert report['scale']['wrong']['Neuron compiled kernel'] > 0
+    assert report['scale']['wrong'][NEURON] > 0
 
 
 def test_tf_crop_and_resize_through_the_audit():

@@ -6,8 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 extra="${1:-}"
 case "$extra" in
-  ''|dev|torch|onnx|peers|jax|docs) ;;
-  *) echo "usage: bash tools/venv.sh [dev|torch|onnx|peers|jax|docs]" >&2; exit 2 ;;
+  ''|dev|torch|onnx|peers|jax|runtimes|docs) ;;
+  *) echo "usage: bash tools/venv.sh [dev|torch|onnx|peers|jax|runtimes|docs]" >&2; exit 2 ;;
 esac
 stamp=.venv/.installed
 want="$(cat settings.ini setup.py pyproject.toml | sha256sum | cut -d' ' -f1) ${extra:-runtime}"

@@ -22,6 +22,8 @@ from ..kernels import backend as _backend
 from ..host.api import resize_nearest, resize_nearest_reference
 from .audit import audit_onnx
 from .fix import fix_report
+from .runtimes import engines_from_environment, runtimes_footer
+from .runtimes import verify_fix_runtimes
 from .fix_plumbing import same_file, write_model
 from .onnx_refusals import ModelReadError, _all_tensors, _model_folder
 from .onnx_refusals import load_model
@@ -314,7 +316,8 @@ def _audit_model(path: str, proto, inputs: str, torch_compile: bool) -> tuple:
     "(the --inputs values, the audit of the model read once); what it cannot read: usage error."
     try:
         given = read_inputs(inputs, proto) if inputs else None
-        return given, audit_onnx(proto, given, torch_compile, folder=_model_folder(path))
+        return given, audit_onnx(proto, given, torch_compile, folder=_model_folder(path),
+                                 engines=engines_from_environment())
     except ModelReadError as e:
         _model_error(path, e)
 
@@ -432,6 +435,7 @@ def _beside_external_data(fix: str, target: Path, model: str, proto):
 def _fixed(proto, path, target: Path, given, every) -> dict:
     "The fixed model: checked by onnx.checker (full, with shape inference), written, summarised."
     fixed, changes = fix_report(proto, given, every, _model_folder(path))
+    verify_fix_runtimes(proto, changes, given, folder=_model_folder(path))  # chapter 4.6
     checker = _checker(fixed, proto)
     failed = checker.startswith('FAILED') or any('FAILED' in c.get('verified', '') for c in changes)
     if not failed:  # a model that failed its checks is never written
@@ -473,6 +477,8 @@ def _print_fix(summary):
         print(f"  {p(c['node'])} ({p(c['op'])}, {p(c['where'])}): {p(c['action'])}{axes}")
         if c.get('verified'):
             print(f"    {p(c['verified'])}")
+        for name, verdict in c.get('runtimes', {}).items():
+            print(f"    {p(name)}: {p(verdict)}")
 
 # %% ../../nbs/e5b_cli_plumbing.ipynb #e21f14ee
 def _print_report(report, path):
@@ -489,3 +495,5 @@ def _print_report(report, path):
             modelled = (r.sources.get(name) or '').startswith('modelled') and MODELLED not in name
             label = f'{name} {MODELLED}' if modelled else name
             print(f"    {p(label)}: {p(r.counts.get(name, value))}")
+    if runtimes_footer(report):
+        print(runtimes_footer(report))
