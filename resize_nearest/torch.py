@@ -99,8 +99,8 @@ def _device_resize(nhwc, out, backend: str, convention: dict):
     dtype = _to_numpy(torch.empty(0, dtype=nhwc.dtype)).dtype
     stand_in = np.broadcast_to(np.zeros((), dtype), tuple(nhwc.shape))  # no copy of the data
     r = build_request(stand_in, out, **convention)
-    variant, traced = prepare_request(r, 'auto')
-    return run_request(r, variant, nhwc, backend, traced)
+    _, steps, traced = prepare_request(r, 'auto')
+    return run_request(r, steps, nhwc, backend, traced)
 
 # %% ../nbs/51_torch.ipynb #22b6f699
 class _NkiResize(torch.autograd.Function):

@@ -8,6 +8,7 @@ PKG = Path(__file__).resolve().parent.parent / 'resize_nearest'
 ALLOWED_LOCAL = {'torch', 'onnx', 'onnxruntime', 'cv2', 'jax',          # optional peers, loaded only when compared or benchmarked
                  'google.protobuf',                                  # onnx's protobuf, loaded with onnx
                  'importlib',                                        # __init__'s PEP 562 lazy names
+                 'ml_dtypes',                                        # bfloat16, a second to import: only when asked for
                  'resize_nearest.kernels.gather', 'resize_nearest.host.api'}  # the registry loads kernels lazily, as the compiler's does
 
 def modules():
@@ -67,7 +68,7 @@ def test_plan_and_cost_model_sit_beneath_the_kernels():
     "The plan imports only index math; the cost model predicts kernels without importing any (DESIGN.md layers)."
     mods = dict(modules())
     plan, _ = imports('resize_nearest.maps.plan', mods['resize_nearest.maps.plan'], mods)
-    assert plan <= {'resize_nearest.maps.index_map', 'resize_nearest.maps.floor'}, plan
+    assert plan <= {'resize_nearest.maps.index_map', 'resize_nearest.maps.floor', 'resize_nearest.maps.nearest_modes'}, plan
     cost, _ = imports('resize_nearest.host.cost_model', mods['resize_nearest.host.cost_model'], mods)
     assert not cost & KERNEL_MODULES, cost & KERNEL_MODULES
     for kernel in KERNEL_MODULES:

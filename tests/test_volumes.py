@@ -13,18 +13,16 @@ import pytest
 from onnx_spec import spec_map
 from resize_nearest import nki_cpu
 from resize_nearest.kernels import backend
-from resize_nearest.host import volumes
+from resize_nearest.host import replay
 from resize_nearest.nki_cpu import isa as cpu_isa
 from resize_nearest.nki_cpu.frontend import check_kernel
+from resize_nearest.host.request import KERNEL_MODES, build_request
+from resize_nearest.host.api import resize_nearest_nd
+from resize_nearest.host.cost_model import volume_residue_counts
+from resize_nearest.host.variants import variant_names as nd_variants
 from resize_nearest.host.volumes import (
-    KERNEL_MODES,
-    nd_maps,
-    nd_variants,
-    step_counts,
-    volume_residue_counts,
-    volume_steps,
+    route_runs,
     resize_nearest_depth_kernel,
-    resize_nearest_nd,
     resize_nearest_nd_reference,
     resize_nearest_volume_residue_kernel,
 )
@@ -161,7 +159,7 @@ def test_residue_copies_have_at_most_four_free_dimensions(monkeypatch):
 
     monkeypatch.setattr(cpu_isa, 'dma_copy', recording)
     x = sample((2, 7, 11, 13, 3), np.uint8)
-    maps = nd_maps((7, 11, 13), (11, 5, 17), 'half_pixel', 'round_prefer_ceil')
+    maps = build_request(x, (11, 5, 17), 'half_pixel', 'round_prefer_ceil').spatial_maps
     kernel = resize_nearest_volume_residue_kernel
     backend.run_kernel(kernel, x, (2, 11, 5, 17, 3), maps, backend='cpu')
     transfers = volume_residue_counts(x.shape, (11, 5, 17), 1, maps)["dma_transfers"]
@@ -171,19 +169,18 @@ def test_residue_copies_have_at_most_four_free_dimensions(monkeypatch):
 
 @pytest.mark.parametrize('out_size', [(11, 5, 17), (3, 14, 22), (7, 11, 13), (14, 1, 26)])
 def test_modelled_counts_of_the_volume_kernels_equal_the_interpreter_counts(out_size):
-    """`step_counts` of the residue and depth kernels (what auto's model costs): DMA instructions,
-    descriptors by size and bytes, against what the interpreter moved."""
+    """`route_runs`' counts of the residue and depth kernels (what auto's model costs): DMA
+    instructions, descriptors by size and bytes, against what the interpreter moved."""
     x = sample((2, 7, 11, 13, 3), np.uint8)
-    maps = nd_maps((7, 11, 13), out_size, 'pytorch_half_pixel', 'round_prefer_floor')
+    r = build_request(x, out_size, 'pytorch_half_pixel', 'round_prefer_floor')
     keys = ('dma_transfers', 'dma_descriptors', 'dma_bytes', 'descriptor_bytes')
     for variant in ('residue', 'planes:residue', 'planes:exact'):
-        for step in volume_steps(x.shape, out_size, np.uint8, maps, variant):
+        for step, model in route_runs(r, variant):
             kernel, view, out_shape, extra = step
             if kernel not in (resize_nearest_volume_residue_kernel, resize_nearest_depth_kernel):
                 continue  # chapter 2.4's predictions, checked against the interpreter in chapter 3.5
             with nki_cpu.counting() as counted:
                 backend.run_kernel(kernel, sample(view, np.uint8), out_shape, *extra, backend='cpu')
-            model = step_counts(step, np.uint8)
             assert {k: counted.summary()[k] for k in keys} == {k: model[k] for k in keys}, variant
 
 
@@ -210,15 +207,15 @@ REFUSALS = [
     (lambda: resize_nearest_nd(np.zeros((3, 4)), (2,)), ValueError, ['x', '(3, 4)', '(N, L, C)']),
     (lambda: resize_nearest_nd(np.zeros((1, 3, 1)), (2,)), TypeError, ['float64', 'uint8']),
     (lambda: resize_nearest_nd(X3[:, :0], (2,)), ValueError, ['x', '(1, 0, 1)']),
-    (lambda: resize_nearest_nd(np.ma.zeros((1, 3, 1)), (2,)), TypeError, ['x', 'MaskedArray']),
+    (lambda: resize_nearest_nd(np.ma.zeros((1, 3, 1)), (2,)), TypeError, ['x', 'masked array']),
     (lambda: resize_nearest_nd(X5, (2, 3)), ValueError, ['out_size', '3 positive', '(2, 3)']),
     (lambda: resize_nearest_nd(X3, 4), ValueError, ['out_size', '4']),
     (lambda: resize_nearest_nd(X3, (0,)), ValueError, ['out_size[0]', '0', 'positive']),
     (lambda: resize_nearest_nd(X3, (2.5,)), TypeError, ['out_size[0]', '2.5', 'integer']),
-    (lambda: resize_nearest_nd(X3, (70000,)), ValueError, ['out_size[0]', '70000', '65535']),
+    (lambda: resize_nearest_nd(X3, (70000,)), ValueError, ['(70000,)', '70000 > 65535']),
     (lambda: resize_nearest_nd(X3, None), ValueError, ['out_size', 'scales']),
     (lambda: resize_nearest_nd(X5, (65535, 65535, 1)), ValueError,
-     ['out_size', '(65535, 65535, 1)', '2^31 - 1']),
+     ['(65535, 65535, 1)', 'output elements', '2^31 - 1']),
     (lambda: resize_nearest_nd(X3, (2,), variant='as_compiled'), ValueError,
      ['variant', "'as_compiled'", "'residue'"]),
     (lambda: resize_nearest_nd(X3, (2,), variant='planes'), ValueError, ['variant', "'planes'"]),
@@ -243,7 +240,8 @@ def test_bad_arguments_are_refused_before_any_kernel_runs(call, exc, words, monk
     def no_run(*args, **kwargs):
         raise AssertionError('a kernel ran before the arguments were refused')
 
-    monkeypatch.setattr(volumes, 'run_kernel', no_run)
+    monkeypatch.setattr(replay, 'run_resize', no_run)
+    monkeypatch.setattr(backend, 'run_kernel', no_run)
     with pytest.raises(exc) as refused:
         call()
     for word in words:

@@ -286,3 +286,18 @@ def run_resize(kernel, x: np.ndarray, out_shape, *kernel_args) -> np.ndarray:
         _store(key, recording)
     _memory.STATS.merge(recording.stats)
     return recording.apply(x)
+
+# %% ../../nbs/e2b_replay.ipynb #e2b-run-steps
+def run_steps(steps, x, backend: str, out_shape, fresh: bool = False):
+    """Run kernel `steps`, each (kernel, input view, output shape, trace-time arguments), one after
+    the other from `x` (each on a free reshape of the last output): replayed on the interpreter
+    unless `fresh`, else run on `backend`; the result in `out_shape`."""
+    y = np.ascontiguousarray(x) if isinstance(x, np.ndarray) else x  # a device tensor as it is
+    for kernel, view, step_out, extra in steps:
+        if tuple(y.shape) != tuple(view):
+            y = np.reshape(y, view)  # only NumPy arrays are ever reshaped: a volume's steps
+        if backend == 'cpu' and not fresh:
+            y = run_resize(kernel, y, step_out, *extra)
+        else:
+            y = _backend.run_kernel(kernel, y, step_out, *extra, backend=backend)
+    return y if tuple(y.shape) == tuple(out_shape) else np.reshape(y, out_shape)

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from ..maps.index_map import load_indices
 from resize_nearest.maps.plan import (
     F32_EXACT,
-    mapped_range_problems,
     chip_limits,
 )
 from resize_nearest.host.cost_model import (
@@ -145,9 +144,15 @@ class Variant:
         found = self.chip_problems(r.chip, r.chip_row)
         if not found and self.exact:
             found = list(r.range_problems)
-        if not found and not r.compiler_map and self.on_chip_index:
-            found = mapped_range_problems(r.in_hw, r.out_hw, r.maps)
+        if not found and self.on_chip_index:
+            found = list(r.plan.mapped_problems)  # () for the compiler's map
         return found or self.own_problems(r)
+
+    def step(self, r) -> tuple:
+        """(kernel, input view, output shape, trace-time arguments) of this variant's run on the
+        2-D view of request `r` (appendix E2a): the compiler's call `(x, out_shape)`, or the maps
+        after it."""
+        return self.kernel, r.x_shape, r.out_shape, (() if r.compiler_map else (r.maps,))
 
     def counts(self, request, *args, **kwargs) -> dict:
         """What the variant issues for `request` (instructions, DMAs, descriptors, program size),
@@ -301,9 +306,22 @@ def limits_table() -> str:
     return head + '\n'.join('| ' + ' | '.join(row) + ' |' for row in rows)
 
 # %% ../../nbs/25_variants.ipynb #eafcf5b2
-def check_variant(variant, auto: bool = True) -> str:
-    "The one check of a variant's name: a key of VARIANTS, or 'auto' where `auto` is allowed."
-    names = tuple(VARIANTS) + (('auto',) if auto else ())
+def variant_names(ndim: int = 4, auto: bool = True) -> tuple:
+    """The names `variant=` takes for an array of `ndim` dimensions: an image every record and
+    'auto'; a sequence the exact records; a volume the residue kernel or the planes route, the
+    planes resized by an exact record (chapter 2.6)."""
+    exact = tuple(name for name, v in VARIANTS.items() if v.exact)
+    if ndim == 5:
+        return ('auto', 'residue', 'planes') + tuple(f'planes:{v}' for v in exact)
+    if ndim == 3:
+        return ('auto',) + exact
+    return tuple(VARIANTS) + (('auto',) if auto else ())
+
+# %% ../../nbs/25_variants.ipynb #var-check
+def check_variant(variant, auto: bool = True, ndim: int = 4) -> str:
+    """The one check of a variant's name: one of `variant_names(ndim)` ('auto' for an image only
+    where `auto` is allowed)."""
+    names = variant_names(ndim, auto)
     if not isinstance(variant, str):
         raise TypeError(f'variant must be a string, one of {names}; got {variant!r}')
     if variant not in names:
@@ -328,9 +346,8 @@ def interpreter_seconds(variant: str, x_shape, out_hw, dtype=np.float32, maps=()
     return traced * INTERPRETER_SECONDS_PER_INSTRUCTION
 
 # %% ../../nbs/25_variants.ipynb #d0491e7e
-def _options(r, chip) -> list:
-    "The exact variants that can run request `r` on `chip` (appendix E1a's table) at all."
-    row = r.chip_row if chip == r.chip else chip_limits(chip)
+def _options(r, chip, row) -> list:
+    "The exact variants that can run request `r` on `chip` (appendix E1a's table row `row`) at all."
     return [
         v.name for v in VARIANTS.values()
         if v.exact and not (v.chip_problems(chip, row) or v.problems(r))
@@ -339,20 +356,21 @@ def _options(r, chip) -> list:
 # %% ../../nbs/25_variants.ipynb #906cd4d6
 def exact_options(x_shape, out_hw, dtype=np.float32, maps=(), chip=None) -> list:
     "The exact variants that can run this resize (under the axis maps `maps`) on `chip` at all."
-    return _options(request_for(x_shape, out_hw, dtype, maps, chip), chip)
+    r = request_for(x_shape, out_hw, dtype, maps, chip)
+    return _options(r, chip, r.chip_row)
 
 # %% ../../nbs/25_variants.ipynb #41d62ce3
-def _no_variant(r, chip) -> ValueError:
+def _no_variant(r, chip, row) -> ValueError:
     "Why no exact variant runs this resize on `chip`: every variant's first reason."
     reasons = [
-        (v.chip_problems(chip) or v.problems(r))[0] for v in VARIANTS.values() if v.exact
+        (v.chip_problems(chip, row) or v.problems(r))[0] for v in VARIANTS.values() if v.exact
     ]
     shapes = f'{r.x_shape} -> {r.out_hw}'
     return ValueError(f'no exact variant runs {shapes} on {chip}: ' + '; '.join(reasons))
 
 # %% ../../nbs/25_variants.ipynb #f9f184f1
-def _over_budget(r, chip, budget) -> ValueError:
-    excluded = [v.chip_problems(chip) for v in VARIANTS.values() if v.exact]
+def _over_budget(r, chip, row, budget) -> ValueError:
+    excluded = [v.chip_problems(chip, row) for v in VARIANTS.values() if v.exact]
     return ValueError(
         f'no exact variant of {r.x_shape} -> {r.out_hw} traces within the budget '
         f'of {budget} instructions (PROGRAM_BUDGET, chapter 2.4) on {chip}; choose a variant '
@@ -363,14 +381,14 @@ def _over_budget(r, chip, budget) -> ValueError:
 def _choose(r, budget) -> tuple:
     """(auto's choice for request `r`, its counts): the exact variant with the lowest modelled time
     on its chip (trn2 if it names none) within `budget` (None: any size)."""
-    chip = r.chip or 'trn2'
-    options = _options(r, chip)
+    chip, row = r.chip or 'trn2', r.chip_row  # the record's row is trn2's where it names no chip
+    options = _options(r, chip, row)
     if not options:
-        raise _no_variant(r, chip)
+        raise _no_variant(r, chip, row)
     counts = {v: VARIANTS[v].counts(r) for v in options}
     fits = [v for v, c in counts.items() if budget is None or c['traced_instructions'] <= budget]
     if not fits:
-        raise _over_budget(r, chip, budget)
+        raise _over_budget(r, chip, row, budget)
 
     times = predict_times({v: counts[v] for v in fits}, r.x_shape, r.out_hw, r.dtype, chip)
 

@@ -7,9 +7,11 @@ plain integers that the kernels, the host API and the cost model share."""
 __all__ = ['CHIP_TABLE', 'kernel_maps', 'ResizePlan', 'resize_plan']
 
 # %% ../../nbs/e1a_plan.ipynb #492c09b5
+import functools, math
 import numpy as np
 from dataclasses import dataclass
-from resize_nearest.maps.index_map import MAX_INDEX
+from resize_nearest.maps.index_map import MAX_INDEX, check_shape
+from resize_nearest.maps.nearest_modes import affine_params
 
 TILE = 128  # output pixels per tile: one per partition (nl.tile_size.pmax)
 TILE_FREE_BYTES = 64 * 1024  # bytes per partition one data tile may use (a third of trn1's SBUF)
@@ -400,14 +402,29 @@ class ResizePlan:
     column_period: tuple  # period_plan of the column map
     rowgather_periods: int  # 0: the row-gather kernel cannot run it
     rowgather_gather: bool  # rowgather_uses_gather
+    mapped_problems: tuple = ()  # mapped_range_problems of the maps: () inside that range
+    # what `plan_resize` adds for any rank: the 2-D view the kernels see, its maps, the depth map
+    view: tuple = None  # (batch, in_h, in_w, channels) of the 2-D resize the kernels run
+    view_out: tuple = None  # its (out_h, out_w)
+    maps: tuple = ()  # the view's kernel maps: () for the compiler's (`kernel_maps`)
+    spatial_maps: tuple = ()  # one (a, b, c) per spatial axis of the caller's array
+    depth_map: tuple = None  # a volume's depth map; None for a sequence or an image
+    depth_identity: bool = False  # the depth map copies plane o to plane o: no depth run
+
 
 # %% ../../nbs/e1a_plan.ipynb #02g-019-11
-def resize_plan(in_hw, out_hw, batch: int, channels: int, itemsize: int, maps=()) -> ResizePlan:
-    "The plan of one resize under the kernels' axis maps `maps` (() for the compiler's)."
+def resize_plan(
+    in_hw, out_hw, batch: int, channels: int, itemsize: int, maps=(), spatial=None
+) -> ResizePlan:
+    """The plan of one resize under the kernels' axis maps `maps` (() for the compiler's);
+    `spatial`, what `plan_resize` knows of a sequence or a volume (its axis maps, depth map and
+    range problems)."""
     (ih, iw), (oh, ow), w_map = in_hw, out_hw, column_map(maps)
+    both = axis_maps(in_hw, out_hw, maps)
+    spatial_maps, depth_map, identity, problems = spatial or (both, None, False, ())
     return ResizePlan(
-        axis_maps=axis_maps(in_hw, out_hw, maps),
-        range_problems=tuple(exact_range_problems(in_hw, out_hw, batch, channels)),
+        axis_maps=both,
+        range_problems=tuple(exact_range_problems(in_hw, out_hw, batch, channels)) + problems,
         chunks=tuple(channel_chunks(channels, itemsize)),
         row_tiles=tuple(tile_sizes(oh)),
         column_tiles=tuple(tile_sizes(ow)),
@@ -416,4 +433,81 @@ def resize_plan(in_hw, out_hw, batch: int, channels: int, itemsize: int, maps=()
         column_period=period_plan(iw, ow, w_map),
         rowgather_periods=rowgather_periods(iw, ow, channels, itemsize, w_map),
         rowgather_gather=rowgather_uses_gather(iw, ow, channels, itemsize, w_map),
+        mapped_problems=tuple(mapped_range_problems(in_hw, out_hw, maps) if maps else ()),
+        view=(batch, ih, iw, channels),
+        view_out=(oh, ow),
+        maps=tuple(maps),
+        spatial_maps=spatial_maps,
+        depth_map=depth_map,
+        depth_identity=identity,
     )
+
+# %% ../../nbs/e1a_plan.ipynb #e1a-smallest
+@functools.lru_cache(maxsize=1024)
+def smallest_map(axis_map: tuple, in_size: int, out_size: int) -> tuple:
+    """The axis map, or an equal one with a smaller divisor where its own exceeds what sizes give
+    (only inside the kernels' axis range: beyond it the resize is refused anyway)."""
+    if max(in_size, out_size) > MAX_AXIS:
+        return axis_map
+    too_big = axis_map[2] > 4 * out_size or axis_map_problems('', axis_map, in_size, out_size)
+    return smaller_map(axis_map, in_size, out_size) if too_big else axis_map
+
+# %% ../../nbs/e1a_plan.ipynb #e1a-conv-maps
+def convention_maps(convention: tuple, in_size, out_size, scales=None) -> tuple:
+    """One (a, b, c) per axis for an ONNX (coordinate mode, nearest mode) `convention` and exact
+    `scales` (None: out / in), each with the smallest divisor the sizes allow."""
+    scales = (None,) * len(in_size) if scales is None else scales
+    return tuple(
+        smallest_map(affine_params(*convention, i, o, s), i, o)
+        for i, o, s in zip(in_size, out_size, scales)
+    )
+
+# %% ../../nbs/e1a_plan.ipynb #e1a-view
+def spatial_view(shape, out_size, spatial_maps) -> tuple:
+    """(x_shape, out_hw, 2-D maps, depth map) of the 2-D resize the kernels see: an image as it is,
+    a sequence as an image of one row, a volume's N·min(D, OD) planes as images."""
+    if len(shape) == 3:
+        n, length, c = shape
+        rows = asymmetric_map(1, 1)  # one row: the identity
+        return (n, 1, length, c), (1, out_size[0]), (rows, spatial_maps[0]), None
+    if len(shape) == 4:
+        return tuple(shape), tuple(out_size), spatial_maps, None
+    n, d, h, w, c = shape
+    planes = n * min(d, out_size[0])  # depth first when it shrinks, last when it grows
+    return (planes, h, w, c), tuple(out_size[1:]), spatial_maps[1:], spatial_maps[0]
+
+# %% ../../nbs/e1a_plan.ipynb #e1a-vol-problems
+def volume_problems(shape, out_size) -> list:
+    "What a volume breaks beyond its planes' range: its depth axis, or its whole output's elements."
+    if len(shape) != 5:
+        return []
+    depths = (('in_d', shape[1]), ('out_d', out_size[0]))
+    found = [f'{name} = {size} > {MAX_AXIS}' for name, size in depths if size > MAX_AXIS]
+    elements = shape[0] * math.prod(out_size) * shape[-1]
+    if elements > MAX_INDEX:
+        found.append(f'output elements N*out_d*out_h*out_w*C = {elements} > 2^31 - 1')
+    return found
+
+# %% ../../nbs/e1a_plan.ipynb #e1a-identity
+def is_identity(axis_map, in_size: int, out_size: int) -> bool:
+    "Whether output index o reads source index o for every o: one segment, steps of one."
+    if in_size != out_size or axis_segments(axis_map, in_size, out_size) != 1:
+        return False
+    return axis_segment(axis_map, in_size, out_size, 0) == (0, 1, in_size, 0, 1)
+
+# %% ../../nbs/e1a_plan.ipynb #e1a-plan-any
+def plan_resize(shape, out_size, itemsize: int, convention: tuple, scales=None) -> ResizePlan:
+    """Every trace-time integer of resizing an array of `shape`, (N, L, C), (N, H, W, C) or
+    (N, D, H, W, C), to `out_size` (one size per spatial axis) under an ONNX `convention` with
+    exact `scales`: its axis maps, the 2-D view the kernels see and that view's `resize_plan`."""
+    name = 'out_hw' if len(shape) == 4 else 'out_size'
+    out_size = check_shape(name, out_size, len(shape) - 2)
+    axis_maps_of = convention_maps(convention, shape[1:-1], out_size, scales)
+    x_shape, out_hw, view_maps, depth_map = spatial_view(shape, out_size, axis_maps_of)
+    maps = kernel_maps(x_shape[1:3], out_hw, view_maps)
+    # an image's axis maps are its plan's own (the compiler's spelled out where maps is ())
+    spatial = None
+    if len(shape) != 4:
+        identity = depth_map is not None and is_identity(depth_map, shape[1], out_size[0])
+        spatial = (axis_maps_of, depth_map, identity, tuple(volume_problems(shape, out_size)))
+    return resize_plan(x_shape[1:3], out_hw, x_shape[0], x_shape[3], itemsize, maps, spatial)
