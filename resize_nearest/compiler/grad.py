@@ -10,9 +10,10 @@ it with the true gradient (and PyTorch's autograd)."""
 __all__ = ['lower_resize_nearest_grad', 'resize_nearest_grad']
 
 # %% ../../nbs/33_grad.ipynb #985d1f4b
-import numpy as np, ml_dtypes
+import numpy as np
 from math import prod
 from ..maps.index_map import check_shape
+from ..nki_cpu.memory import is_bfloat16
 
 # %% ../../nbs/33_grad.ipynb #97ecce39
 class LoweringError(ValueError):
@@ -59,16 +60,16 @@ def lower_resize_nearest_grad(
     )
 
 # %% ../../nbs/33_grad.ipynb #a0614042
-GRAD_DTYPES = tuple(np.dtype(d) for d in ('float32', 'float16', 'float64')) + (
-    np.dtype(ml_dtypes.bfloat16),
-)
+GRAD_DTYPES = ('float32', 'float16', 'float64', 'bfloat16')
+# bfloat16 by identity with ml_dtypes' (never imported here: a bfloat16 array means it is loaded)
+_NATIVE_GRAD = frozenset(np.dtype(d) for d in GRAD_DTYPES[:-1])
 
 # %% ../../nbs/33_grad.ipynb #2ee75f04
 def _grad_array(grad, name='grad'):
     "A float gradient array in native byte order with no empty dimension."
     if isinstance(grad, np.ma.MaskedArray) or not isinstance(grad, np.ndarray):
         raise TypeError(f'{name} must be a numpy.ndarray (not masked), got {type(grad).__name__}')
-    if grad.dtype not in GRAD_DTYPES:
+    if grad.dtype not in _NATIVE_GRAD and not is_bfloat16(grad.dtype):
         hint = (
             ' (non-native byte order: use .astype(dtype.newbyteorder("="))'
             if grad.dtype.byteorder not in '=|'
@@ -76,7 +77,7 @@ def _grad_array(grad, name='grad'):
         )
         raise TypeError(
             f'{name} has dtype {grad.dtype}{hint}; allowed:'
-            f' {", ".join(str(d) for d in GRAD_DTYPES)}'
+            f' {", ".join(GRAD_DTYPES)}'
         )
     if 0 in grad.shape:
         raise ValueError(f'{name} must have no empty dimension, got shape {grad.shape}')

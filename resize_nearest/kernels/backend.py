@@ -7,8 +7,7 @@ interpreter elsewhere, and can point one kernel source at either."""
 __all__ = ['nki', 'nl', 'nisa', 'device_chip', 'run_kernel']
 
 # %% ../../nbs/a7_backend.ipynb #641ddc85
-import os, types, importlib, functools
-from importlib import metadata
+import os, types, importlib, importlib.util, functools
 import resize_nearest.nki_cpu as _cpu_nki
 from resize_nearest.nki_cpu import language as _cpu_nl, isa as _cpu_isa
 
@@ -23,6 +22,8 @@ NEURON_INSTALL = (
 # %% ../../nbs/a7_backend.ipynb #e2f4804d
 def _placeholder_note() -> str:
     "Which public-index placeholder packages are installed, if any."
+    from importlib import metadata  # 20 ms to import: asked only where an nki module exists
+
     found = []
     for dist, versions in PLACEHOLDERS.items():
         try:
@@ -59,6 +60,15 @@ def real_nki():
     return (m, nl_, nisa_), f'real nki {_module_version(m, "nki")} from {where}'
 
 
+
+@functools.lru_cache(maxsize=None)  # as real_nki: asked on every call (device_chip)
+def _real_modules():
+    """(nki, nl, nisa) of the real NKI, or None; where no `nki` module exists at all, without
+    reading package metadata for `real_nki`'s reason (which `describe` and the errors give)."""
+    if importlib.util.find_spec('nki') is None:
+        return None
+    return real_nki()[0]
+
 # %% ../../nbs/a7_backend.ipynb #88b61f84
 # the releases the kernels are written for: [low, high) of (major, minor), as the neuron extra pins
 SUPPORTED = {'nki': ((0, 3), (0, 7)), 'neuronx-cc': ((2, 24), (2, 28))}
@@ -68,6 +78,8 @@ SUPPORTED_SDK = 'Neuron SDK 2.29 to 2.32'
 # %% ../../nbs/a7_backend.ipynb #55cc6575
 def _module_version(module, dist: str) -> str:
     "The installed distribution's version, else the module's `__version__`, else '?'."
+    from importlib import metadata
+
     try:
         return metadata.version(dist)
     except metadata.PackageNotFoundError:
@@ -119,7 +131,7 @@ def default_backend() -> str:
             f" auto, {', '.join(BACKENDS)}"
         )
     if env == 'auto':
-        return 'nki' if real_nki()[0] is not None else 'cpu'
+        return 'nki' if _real_modules() is not None else 'cpu'
     modules(env)  # raises if the real NKI is demanded but missing
     return env
 
@@ -131,12 +143,12 @@ def describe() -> str:
 
 # %% ../../nbs/a7_backend.ipynb #550a1532
 # what kernel modules import; run_kernel rebinds per call
-nki, nl, nisa = real_nki()[0] or _load_cpu()
+nki, nl, nisa = _real_modules() or _load_cpu()
 
 # %% ../../nbs/a7_backend.ipynb #a7-chip-1
 def device_chip():
     "The chip ('trn1', 'trn2', ...) the attached Neuron device reports, or None without a device."
-    real, _ = real_nki()
+    real = _real_modules()
     if real is None:
         return None
     return _chip_of_device(real[2])

@@ -7,7 +7,7 @@
 __all__ = ['jit', 'simulate', 'reset_stats', 'stats', 'counting', 'profile']
 
 # %% ../../nbs/a6_nki_runtime.ipynb #09f595d8
-import functools, contextlib, os, sys, types, weakref, numpy as np, ml_dtypes
+import functools, contextlib, os, sys, types, weakref, numpy as np
 from . import memory, isa, language, frontend
 from .frontend import check_kernel, NkiSubsetError
 from resize_nearest.nki_cpu.memory import (
@@ -53,7 +53,7 @@ def _torch_to_numpy(t) -> np.ndarray:
     torch = sys.modules['torch']  # the tensor's own module: imported by whoever made it
     t = t.detach().cpu()
     if t.dtype == torch.bfloat16:
-        return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+        return t.view(torch.int16).numpy().view(memory.bfloat16)  # imports ml_dtypes, only here
     return t.numpy()
 
 # %% ../../nbs/a6_nki_runtime.ipynb #995d14e6

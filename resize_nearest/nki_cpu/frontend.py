@@ -7,9 +7,11 @@ interpreter also gets past the real front end."""
 __all__ = ['kernel_problems', 'check_kernel']
 
 # %% ../../nbs/a5_nki_frontend.ipynb #02d-004
-import ast, builtins, enum, inspect, sys, textwrap, types
+import ast, builtins, enum, functools, hashlib, importlib.util, inspect, json, linecache, os, sys
+import textwrap, types
 import numpy as np
 from dataclasses import dataclass
+from pathlib import Path
 from .memory import NkiError, NkiSubsetError
 
 # %% ../../nbs/a5_nki_frontend.ipynb #2784133f
@@ -348,12 +350,14 @@ _SOURCES = {}
 def _parse(fn):
     "(FunctionDef node with file line numbers, file name), parsed once per place in a file."
     code = fn.__code__
-    # equal code objects can differ here
-    key = (code.co_filename, code.co_firstlineno, code.co_name)
+    # equal code objects can differ here; a module imported again from a changed file gets new
+    # code objects at the same place, and is parsed again (the value keeps `code`, so its id holds)
+    key = (code.co_filename, code.co_firstlineno, code.co_name, id(code))
     if key not in _SOURCES:
         try:
             src = textwrap.dedent(inspect.getsource(fn))
-            node = ast.parse(src).body[0]
+            # blank lines before it give the file's line numbers (ast.increment_lineno: 3x slower)
+            node = ast.parse('\n' * (code.co_firstlineno - 1) + src).body[0]
         except (OSError, TypeError, SyntaxError) as e:
             raise NkiSubsetError(
                 f'cannot check {fn.__qualname__}: its source is not available '
@@ -365,9 +369,8 @@ def _parse(fn):
                 f'cannot check {fn.__qualname__}: its source is not a function '
                 'definition (a lambda?); the NKI front end parses only def'
             )
-        ast.increment_lineno(node, code.co_firstlineno - 1)
-        _SOURCES[key] = (node, code.co_filename)
-    return _SOURCES[key]
+        _SOURCES[key] = (node, code.co_filename, code)
+    return _SOURCES[key][:2]
 
 # %% ../../nbs/a5_nki_frontend.ipynb #745a8971
 def _locals(node) -> set:
@@ -389,6 +392,8 @@ class _Checker(ast.NodeVisitor):
         self.node, self.file = _parse(fn)
         self.local = _locals(self.node)
         self.loop_headers = set()  # ids of range calls that stand in a for header
+        # what the check read outside the source: (kind, name, ..., what it found), in order
+        self.facts = {}
 
     def run(self):
         self.check_signature()
@@ -479,13 +484,18 @@ def _check_signature(self):
     for deco in self.node.decorator_list:
         name = _decorator_name(deco)
         last, parent = name.rpartition('.')[2], name.rpartition('.')[0]
-        root = self.fn.__globals__.get(name.partition('.')[0])
+        from_nki = _decorator_from_nki(self.fn.__globals__, name)
+        self.facts[('decorator', name, from_nki)] = None
         # Simplify.lean:441
-        nki_jit = last == 'jit' and (
-            parent.rpartition('.')[2] == 'nki' or _from_nki(root) or is_nki_module(root)
-        )
+        nki_jit = last == 'jit' and (parent.rpartition('.')[2] == 'nki' or from_nki)
         if not (nki_jit or last in ('staticmethod', 'dataclass')):
             self.refuse(deco, 'decorator', f'the decorator @{name or ast.unparse(deco)}')
+
+
+def _decorator_from_nki(g: dict, name: str) -> bool:
+    "Whether the global a decorator's dotted `name` starts from is NKI's."
+    root = g.get(name.partition('.')[0])
+    return _from_nki(root) or is_nki_module(root)
 
 # %% ../../nbs/a5_nki_frontend.ipynb #c53dc33d
 _Checker.check_signature = _check_signature
@@ -671,21 +681,32 @@ def _visit_Name(self, node):
         self.check_global(node, node.id)
 
 # %% ../../nbs/a5_nki_frontend.ipynb #471338b1
-def _walk_module_chain(self, node, root_name, value, chain):
-    "Follow nl.tile_size.pmax while it stays inside NKI (or math); refuse a missing member."
+def _chain_outcome(value, chain) -> tuple:
+    """What following `chain` (nl.tile_size.pmax) from global `value` finds: () while it stays
+    inside NKI (or leaves it), ('math', member) for a math member not allowed, ('undefined', i,
+    module) for a missing member at position i."""
     if isinstance(value, types.ModuleType) and value.__name__ == 'math':
-        if chain[0] not in MATH_MEMBERS:
-            self.refuse(node, 'math', f'math.{chain[0]}')
-        return
+        return () if chain[0] in MATH_MEMBERS else ('math', chain[0])
     for i, attr in enumerate(chain):
         if not (is_nki_module(value) or isinstance(value, type) and _from_nki(value)):
-            return
+            return ()
+        if i == len(chain) - 1 and isinstance(value, types.ModuleType) and attr in dir(value):
+            return ()  # a member whose value is not needed: a lazy one (nl.bfloat16) stays unloaded
         if not hasattr(value, attr):
-            shown = '.'.join([root_name] + chain[: i + 1])
-            return self.refuse(
-                node, 'undefined', f'{shown} (no such name in {getattr(value, "__name__", value)})'
-            )
+            return ('undefined', i, str(getattr(value, '__name__', value)))
         value = getattr(value, attr)
+    return ()
+
+
+def _walk_module_chain(self, node, root_name, value, chain):
+    "Follow nl.tile_size.pmax while it stays inside NKI (or math); refuse a missing member."
+    outcome = _chain_outcome(value, chain)
+    self.facts[('chain', root_name, tuple(chain), outcome)] = None
+    if outcome and outcome[0] == 'math':
+        self.refuse(node, 'math', f'math.{outcome[1]}')
+    elif outcome:
+        shown = '.'.join([root_name] + chain[: outcome[1] + 1])
+        self.refuse(node, 'undefined', f'{shown} (no such name in {outcome[2]})')
 
 # %% ../../nbs/a5_nki_frontend.ipynb #abed76db
 def _visit_Attribute(self, node):
@@ -712,47 +733,79 @@ def _check_global_function(self, node, name, v):
         return self.refuse(node, 'no-source', f"'{name}', a lambda (gather.c parses only def)")
     self.calls.append(v)
 
+# %% ../../nbs/a5_nki_frontend.ipynb #a5-kind
+def _plain_function(v):
+    "The module-level function the check reads for global `v` (unwrapped as gather.c does) or None."
+    if isinstance(getattr(v, '__wrapped__', None), types.FunctionType) and not _from_nki(v):
+        return inspect.unwrap(v)
+    return v if isinstance(v, types.FunctionType) and not _from_nki(v) else None
+
+
+def _place(f) -> tuple:
+    "Where a function's source is: (file, first line, name), as `_parse` keys it."
+    code = f.__code__
+    return (code.co_filename, code.co_firstlineno, code.co_name)
+
+
+def _global_kind(g: dict, name: str, exports) -> tuple:
+    """How the check judges global `name` of namespace `g`, as a tuple of strings, numbers and
+    booleans: `_check_global` decides on it alone, so a kept verdict holds while it is unchanged."""
+    if name not in g:
+        if name in BUILTINS or name == 'range':
+            return ('builtin',)
+        return ('missing', 'builtin' if hasattr(builtins, name) else 'undefined')
+    v = g[name]
+    if isinstance(v, types.ModuleType):
+        beta1 = _module_name_in(v.__name__, ('neuronxcc',))
+        return ('module', v.__name__, beta1, is_nki_module(v) or v.__name__ == 'math')
+    if id(v) in exports:
+        return ('nki',)  # one of the NKI API's own values (nl.float32, ...)
+    if isinstance(v, np.dtype) or isinstance(v, type) and issubclass(v, np.generic):
+        return ('numpy-dtype', str(v))
+    f = _plain_function(v)
+    if f is not None:
+        return ('function', f.__qualname__, f.__name__, _place(f))
+    if isinstance(v, type) and not _from_nki(v):
+        return ('class', v.__module__, v.__qualname__, tuple(b.__name__ for b in v.__bases__))
+    if not isinstance(v, (type, types.FunctionType)) and not is_nki_value(v, exports):
+        return ('value', type(v).__module__, type(v).__qualname__)
+    return ('nki',)
+
 # %% ../../nbs/a5_nki_frontend.ipynb #c8bc93c2
-def _check_global_class(self, node, name, v):
-    bases = [b.__name__ for b in v.__bases__]
-    if not (set(bases) <= {'NKIObject', 'Enum'} and bases != ['object']):
+def _check_global_class(self, node, name, kind):
+    _, module, qualname, bases = kind
+    if not (set(bases) <= {'NKIObject', 'Enum'} and bases != ('object',)):
         self.refuse(
-            node,
-            'class-base',
-            f"'{name}', the class {v.__module__}.{v.__qualname__} with bases {bases}",
+            node, 'class-base', f"'{name}', the class {module}.{qualname} with bases {list(bases)}"
         )
 
 # %% ../../nbs/a5_nki_frontend.ipynb #7c9408d9
 def _check_global(self, node, name):
     "Resolve a global name and judge its value; queue module-level functions. Returns the value."
     g = self.fn.__globals__
-    if name not in g:
-        if name in BUILTINS or name == 'range':
-            return getattr(builtins, name)
-        rule = 'builtin' if hasattr(builtins, name) else 'undefined'
+    kind = _global_kind(g, name, self.exports)
+    self.facts[('global', name, kind)] = None
+    what = kind[0]
+    if what == 'builtin':
+        return getattr(builtins, name)
+    if what == 'missing':
+        rule = kind[1]
         return self.refuse(
             node, rule, f"the builtin '{name}'" if rule == 'builtin' else f"'{name}'"
         )
     v = g[name]
-    if isinstance(v, types.ModuleType):
-        if _module_name_in(v.__name__, ('neuronxcc',)):
-            self.refuse(node, 'beta1-api', f"'{name}' ({v.__name__})")
-        elif not (is_nki_module(v) or v.__name__ == 'math'):
-            self.refuse(node, 'module', f"the module '{name}' ({v.__name__})")
-    elif id(v) in self.exports:
-        pass  # one of the NKI API's own values (nl.float32, ...)
-    elif isinstance(v, np.dtype) or isinstance(v, type) and issubclass(v, np.generic):
-        self.refuse(node, 'numpy-dtype', f"'{name}', the NumPy dtype {v}")
-    elif isinstance(getattr(v, '__wrapped__', None), types.FunctionType) and not _from_nki(v):
-        self.check_global_function(node, name, inspect.unwrap(v))  # gather.c unwraps __wrapped__
-    elif isinstance(v, types.FunctionType) and not _from_nki(v):
-        self.check_global_function(node, name, v)
-    elif isinstance(v, type) and not _from_nki(v):
-        self.check_global_class(node, name, v)
-    elif not isinstance(v, (type, types.FunctionType)) and not is_nki_value(v, self.exports):
-        self.refuse(
-            node, 'global-value', f"'{name}', a {type(v).__module__}.{type(v).__qualname__}"
-        )
+    if what == 'module' and kind[2]:
+        self.refuse(node, 'beta1-api', f"'{name}' ({kind[1]})")
+    elif what == 'module' and not kind[3]:
+        self.refuse(node, 'module', f"the module '{name}' ({kind[1]})")
+    elif what == 'numpy-dtype':
+        self.refuse(node, 'numpy-dtype', f"'{name}', the NumPy dtype {kind[1]}")
+    elif what == 'function':
+        self.check_global_function(node, name, _plain_function(v))  # gather.c unwraps __wrapped__
+    elif what == 'class':
+        self.check_global_class(node, name, kind)
+    elif what == 'value':
+        self.refuse(node, 'global-value', f"'{name}', a {kind[1]}.{kind[2]}")
     return v
 
 # %% ../../nbs/a5_nki_frontend.ipynb #585f5502
@@ -784,52 +837,192 @@ def _signature_problems(fn, node, file) -> list:
 
 # %% ../../nbs/a5_nki_frontend.ipynb #57a7e8e4
 def _check_one(f, exports) -> tuple:
-    "(problems, functions it calls) of one function."
+    "(problems, functions it calls, what the check read outside its source) of one function."
     code = f.__code__
     try:
         checker = _Checker(f, exports).run()
     except NkiSubsetError as e:
         return [
             Problem(code.co_filename, code.co_firstlineno, f.__qualname__, str(e), 'no-source')
-        ], []
+        ], [], ()
     except RecursionError:  # the check walks the syntax tree recursively, one frame per level
         raise ValueError(
             f'{f.__qualname__} ({code.co_filename}:{code.co_firstlineno}) nests an expression too'
             f" deeply to check (past Python's recursion limit of {sys.getrecursionlimit()});"
             ' split the expression into steps'
         ) from None
-    return checker.problems, checker.calls
+    return checker.problems, checker.calls, tuple(checker.facts)
 
 # %% ../../nbs/a5_nki_frontend.ipynb #ac16c1df
-def kernel_problems(fn) -> tuple:
-    """(problems, functions checked) for kernel `fn` and every module-level function it reaches;
-    ValueError for an expression nested too deeply to check."""
+def _walk(fn) -> tuple:
+    """(problems, functions checked, what the check of each read outside its source) for kernel
+    `fn` and every module-level function it reaches."""
     fn = getattr(fn, 'func', fn)
     if not isinstance(fn, types.FunctionType):
         raise TypeError(f'fn must be a Python function (a kernel), got {type(fn).__name__}')
     node, file = _parse(fn)
     exports, problems, seen, queue = _nki_exports(), _signature_problems(fn, node, file), [], [fn]
+    facts = []
     while queue:
         f = queue.pop(0)
         if any(f is s for s in seen):
             continue
         seen.append(f)
-        found, calls = _check_one(f, exports)
+        found, calls, read = _check_one(f, exports)
         problems += [p for p in found if p not in problems]  # one line per construct, not per use
         queue += calls
-    return problems, tuple(seen)
+        facts.append(read)
+    return problems, tuple(seen), facts
+
+
+def kernel_problems(fn) -> tuple:
+    """(problems, functions checked) for kernel `fn` and every module-level function it reaches;
+    ValueError for an expression nested too deeply to check."""
+    problems, seen, _ = _walk(fn)
+    return problems, seen
+
+# %% ../../nbs/a5_nki_frontend.ipynb #a5-cache-1
+CACHE_ENV = 'RESIZE_NEAREST_CACHE'  # where kept verdicts live; 'off' or '0' keeps none
+
+
+def verdict_dir():
+    """The folder of kept front-end verdicts: $RESIZE_NEAREST_CACHE, else
+    $XDG_CACHE_HOME/resize_nearest, else ~/.cache/resize_nearest; None when disabled."""
+    where = os.environ.get(CACHE_ENV, '').strip()
+    if where.lower() in ('off', '0'):
+        return None
+    if where:
+        return Path(where).expanduser() / 'frontend'
+    base = os.environ.get('XDG_CACHE_HOME', '').strip() or os.path.expanduser('~/.cache')
+    return Path(base) / 'resize_nearest' / 'frontend'
+
+
+@functools.lru_cache(maxsize=1)
+def _checker_digest() -> str:
+    "sha256 of the checker's source (this module as installed) and of the Python that runs it."
+    origin = importlib.util.find_spec('resize_nearest.nki_cpu.frontend').origin
+    return hashlib.sha256(Path(origin).read_bytes() + sys.version.encode()).hexdigest()
+
+
+def _file_digest(filename: str) -> str:
+    "sha256 of the text Python reads `filename`'s source from (what inspect.getsource reads)."
+    linecache.checkcache(filename)
+    return hashlib.sha256(''.join(linecache.getlines(filename)).encode()).hexdigest()
+
+# %% ../../nbs/a5_nki_frontend.ipynb #a5-cache-2
+def _entry_path(fn) -> Path:
+    "The file a verdict on kernel `fn` is kept in (None when keeping is disabled)."
+    where = verdict_dir()
+    if where is None:
+        return None
+    name = json.dumps([_checker_digest(), _place(fn)])
+    return where / f'{hashlib.sha256(name.encode()).hexdigest()[:32]}.json'
+
+
+def _keep_pass(seen, facts):
+    "Keep the pass of `seen[0]`: per function checked, its place, its file's digest and its facts."
+    try:
+        path = _entry_path(seen[0])
+        if path is None:
+            return
+        entry = [[_place(f), _file_digest(f.__code__.co_filename), r] for f, r in zip(seen, facts)]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f'{path.stem}.{os.getpid()}.partial')
+        partial.write_text(json.dumps(entry))
+        os.replace(partial, path)  # a reader sees the old entry or the whole new one
+    except (OSError, TypeError, ValueError):
+        pass  # an unwritable cache costs only the next check
+
+# %% ../../nbs/a5_nki_frontend.ipynb #a5-cache-3
+def _as_tuples(x):
+    "JSON's lists back into the tuples the facts were made of."
+    return tuple(_as_tuples(v) for v in x) if isinstance(x, list) else x
+
+
+def _fact_calls(f, fact: tuple, exports):
+    """The functions `fact` of function `f` makes the check queue, when the fact still holds
+    judged afresh; else None."""
+    g = f.__globals__
+    if fact[0] == 'global':
+        kind = _global_kind(g, fact[1], exports)
+        if kind != fact[2]:
+            return None
+        return [_plain_function(g[fact[1]])] if kind[0] == 'function' else []
+    if fact[0] == 'chain':
+        name = fact[1]
+        if name in g:
+            value = g[name]
+        else:
+            value = getattr(builtins, name) if name in BUILTINS or name == 'range' else None
+        return [] if _chain_outcome(value, list(fact[2])) == fact[3] else None
+    if fact[0] == 'decorator':
+        return [] if _decorator_from_nki(g, fact[1]) == fact[2] else None
+    return None
+
+# %% ../../nbs/a5_nki_frontend.ipynb #a5-cache-4
+class _LazyExports:
+    "`_nki_exports()`, made on the first question (most facts never ask it)."
+
+    def __contains__(self, value_id) -> bool:
+        if not hasattr(self, 'ids'):
+            self.ids = _nki_exports()
+        return value_id in self.ids
+
+
+def _still_passes(fn, entry) -> tuple:
+    """The functions checked, walked in the check's order, when every place, file digest and fact
+    of the kept `entry` still holds for kernel `fn`; else None."""
+    exports, queue, seen, digests = _LazyExports(), [fn], [], {}
+    for place, digest, facts in entry:
+        while queue and any(queue[0] is s for s in seen):
+            queue.pop(0)
+        if not queue:
+            return None
+        f = queue.pop(0)
+        file = f.__code__.co_filename
+        if file not in digests:
+            digests[file] = _file_digest(file)
+        if _place(f) != place or digests[file] != digest:
+            return None
+        seen.append(f)
+        for fact in facts:
+            calls = _fact_calls(f, fact, exports)
+            if calls is None:
+                return None
+            queue += calls
+    if any(all(q is not s for s in seen) for q in queue):
+        return None  # the kernel now reaches a function the kept check did not read
+    return tuple(seen)
+
+
+def _kept_pass(fn) -> tuple:
+    "The functions checked, when a kept pass of kernel `fn` still holds; else None."
+    fn = getattr(fn, 'func', fn)
+    if not isinstance(fn, types.FunctionType):
+        return None
+    try:
+        path = _entry_path(fn)
+        if path is None or not path.is_file():
+            return None
+        return _still_passes(fn, _as_tuples(json.loads(path.read_text())))
+    except (OSError, ValueError, TypeError, IndexError, KeyError, AttributeError):
+        return None  # unreadable or corrupt: check afresh
 
 # %% ../../nbs/a5_nki_frontend.ipynb #0e628d9f
 def check_kernel(
     fn,  # a kernel function (nki.jit-decorated or plain), with the helpers it calls
 ) -> tuple:
     """Raise NkiSubsetError listing every construct of kernel `fn` (and helpers) the front end
-    refuses."""
-    problems, seen = kernel_problems(fn)
+    refuses; a pass is kept on disk (`verdict_dir`) and reused while all it rested on holds."""
+    kept = _kept_pass(fn)
+    if kept is not None:
+        return kept
+    problems, seen, facts = _walk(fn)
     if problems:
         plural = 's' if len(problems) > 1 else ''
         raise NkiSubsetError(
             f'{getattr(fn, "__qualname__", fn)} is not NKI 0.3 code '
             f'({len(problems)} problem{plural}):\n' + '\n'.join(f'  {p}' for p in problems)
         )
+    _keep_pass(seen, facts)
     return seen

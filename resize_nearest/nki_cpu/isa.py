@@ -29,7 +29,6 @@ from resize_nearest.nki_cpu.memory import (
     float32,
     int32,
     uint32,
-    bfloat16,
     _strided,
     FREE_DIMS_MAX,
     AP_STRIDE_MAX,

@@ -13,6 +13,7 @@ __all__ = ['add', 'subtract', 'multiply', 'maximum', 'minimum', 'greater', 'grea
 # %% ../../nbs/a4_nki_language.ipynb #54ac803a
 import contextlib, warnings
 import numpy as np
+import resize_nearest.nki_cpu.memory as _memory
 from resize_nearest.nki_cpu.memory import (
     allocate,
     write,
@@ -26,7 +27,6 @@ from resize_nearest.nki_cpu.memory import (
     shared_hbm,
     float32,
     float16,
-    bfloat16,
     int8,
     int16,
     int32,
@@ -37,6 +37,17 @@ from resize_nearest.nki_cpu.memory import (
     current_nki_version,
     partition_capacity,
 )
+
+
+def __getattr__(name):
+    # PEP 562: nl.bfloat16 from the memory model on first use (it imports ml_dtypes)
+    if name == 'bfloat16':
+        return _memory.bfloat16
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+
+
+def __dir__():
+    return sorted([*globals(), 'bfloat16'])
 
 # %% ../../nbs/a4_nki_language.ipynb #709139ee
 from . import isa as _isa

@@ -8,8 +8,8 @@ chapters report."""
 __all__ = ['target_chip', 'nki_version', 'NkiError', 'MachineRuleError']
 
 # %% ../../nbs/a2_nki_memory.ipynb #02a-004
-import contextlib, contextvars, threading
-import numpy as np, ml_dtypes
+import contextlib, contextvars, importlib, sys, threading
+import numpy as np
 from collections import Counter
 from math import prod
 from functools import lru_cache
@@ -95,12 +95,38 @@ def partition_capacity(kind: str) -> int:
 
 # %% ../../nbs/a2_nki_memory.ipynb #5a9ce6dc
 float32, float16 = np.dtype(np.float32), np.dtype(np.float16)
-bfloat16 = np.dtype(ml_dtypes.bfloat16)
 int8, int16, int32 = np.dtype(np.int8), np.dtype(np.int16), np.dtype(np.int32)
 uint8, uint16, uint32 = np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.uint32)
 bool_ = np.dtype(np.bool_)
-DTYPES = (float32, float16, bfloat16, int8, int16, int32, uint8, uint16, uint32, bool_)
-_DTYPE_SET = frozenset(DTYPES)
+DTYPE_NAMES = (
+    'float32', 'float16', 'bfloat16', 'int8', 'int16', 'int32', 'uint8', 'uint16', 'uint32', 'bool'
+)
+# bfloat16 is ml_dtypes', whose import takes about a second: it is imported when a kernel names
+# nl.bfloat16, never for a float32 or uint8 run
+_NATIVE_DTYPES = frozenset((float32, float16, int8, int16, int32, uint8, uint16, uint32, bool_))
+
+# %% ../../nbs/a2_nki_memory.ipynb #a2-bf16-lazy
+def is_bfloat16(dtype) -> bool:
+    """Whether `dtype` is ml_dtypes' bfloat16, without importing ml_dtypes: an array or a dtype of
+    that type exists only once something has imported it."""
+    ml_dtypes = sys.modules.get('ml_dtypes')
+    return ml_dtypes is not None and dtype == ml_dtypes.bfloat16
+
+
+def supported_dtype(dtype: np.dtype) -> bool:
+    "Whether the interpreter holds tensors of `dtype` (an np.dtype)."
+    return dtype in _NATIVE_DTYPES or is_bfloat16(dtype)
+
+
+def __getattr__(name):
+    # PEP 562: `bfloat16` on first use, which imports ml_dtypes
+    if name == 'bfloat16':
+        return np.dtype(importlib.import_module('ml_dtypes').bfloat16)
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+
+
+def __dir__():
+    return sorted([*globals(), 'bfloat16'])
 
 # %% ../../nbs/a2_nki_memory.ipynb #6b562e06
 class Buffer:
@@ -285,6 +311,19 @@ class LiveBytes:
     def release(self, kind: str, nbytes: int):
         self.now[kind] -= nbytes
 
+# %% ../../nbs/a2_nki_memory.ipynb #a2-tallies
+# what a Stats adds up: three tallies and seven totals, each stored under its name with a leading _
+_TALLIES = ('instructions', 'elements', 'descriptor_sizes')
+_TOTALS = (
+    'dma_transfers',
+    'dma_descriptors',
+    'dma_bytes',
+    'dma_bytes_large',
+    'swdge_transfers',
+    'swdge_descriptors',
+    'loop_iterations',
+)
+
 # %% ../../nbs/a2_nki_memory.ipynb #02a-007
 class Stats:
     "Instruction and DMA counters of the interpreter, with the on-chip bytes alive at once."
@@ -294,25 +333,27 @@ class Stats:
 
     def reset(self, trace: bool = False):
         "Zero all counters; with `trace=True` also record every instruction."
-        self.instructions = Counter()  # (engine, kind) -> instructions traced
-        self.elements = Counter()  # elements written, per compute engine
-        self.dma_transfers = 0
-        self.dma_descriptors = 0
-        self.dma_bytes = 0
-        self.dma_bytes_large = 0  # bytes carried by descriptors of at least 512 bytes
+        self._instructions = Counter()  # (engine, kind) -> instructions traced
+        self._elements = Counter()  # elements written, per compute engine
         # bytes per descriptor -> how many descriptors of that size
-        self.descriptor_sizes = Counter()
-        self.swdge_transfers = 0  # indirect DMAs, whose descriptors GpSimd generates
-        self.swdge_descriptors = 0
-        self.loop_iterations = 0  # iterations of the loops unrolled while tracing
+        self._descriptor_sizes = Counter()
+        self._dma_transfers = self._dma_descriptors = 0
+        self._dma_bytes = 0
+        self._dma_bytes_large = 0  # bytes carried by descriptors of at least 512 bytes
+        self._swdge_transfers = 0  # indirect DMAs, whose descriptors GpSimd generates
+        self._swdge_descriptors = 0
+        self._loop_iterations = 0  # iterations of the loops unrolled while tracing
+        self._owed = {}  # _Snapshot merged in -> times, added in when the counters are read
+        self._frozen = None  # these counts as a _Snapshot, while they stay unchanged
         self.live = LiveBytes()
         self.trace = [] if trace else None
 
     def record(self, engine, kind, elements: int = 0, **info):
         "One instruction on `engine` writing `elements` elements."
-        self.instructions[(engine, kind)] += 1
+        self._frozen = None
+        self._instructions[(engine, kind)] += 1
         if elements:
-            self.elements[engine] += int(elements)
+            self._elements[engine] += int(elements)
         if self.trace is not None:
             self.trace.append(dict(engine=engine, kind=kind, elements=int(elements), **info))
 
@@ -320,19 +361,31 @@ class Stats:
         "One DMA instruction whose descriptors have the given sizes: {bytes: count}."
         count = int(sum(sizes.values()))
         nbytes = int(sum(b * k for b, k in sizes.items()))
-        self.dma_transfers += 1
-        self.dma_descriptors += count
-        self.dma_bytes += nbytes
-        self.dma_bytes_large += int(sum(b * k for b, k in sizes.items() if b >= 512))
-        self.descriptor_sizes.update({int(b): int(k) for b, k in sizes.items()})
+        self._frozen = None
+        self._dma_transfers += 1
+        self._dma_descriptors += count
+        self._dma_bytes += nbytes
+        self._dma_bytes_large += int(sum(b * k for b, k in sizes.items() if b >= 512))
+        self._descriptor_sizes.update({int(b): int(k) for b, k in sizes.items()})
         if indirect:
-            self.swdge_transfers += 1
-            self.swdge_descriptors += count
+            self._swdge_transfers += 1
+            self._swdge_descriptors += count
         self.record('dma', 'dma_copy', descriptors=count, bytes=nbytes, indirect=indirect, **info)
 
     def record_loop_iteration(self):
         "One iteration of a loop unrolled at trace time."
-        self.loop_iterations += 1
+        self._frozen = None
+        self._loop_iterations += 1
+
+# %% ../../nbs/a2_nki_memory.ipynb #a2-snapshot
+class _Snapshot:
+    "A Stats' tallies (as item tuples) and totals at one moment; hashed by identity."
+
+    __slots__ = ('tallies', 'totals')
+
+    def __init__(self, stats: 'Stats'):
+        self.tallies = tuple(tuple(getattr(stats, '_' + n).items()) for n in _TALLIES)
+        self.totals = tuple(getattr(stats, '_' + n) for n in _TOTALS)
 
 # %% ../../nbs/a2_nki_memory.ipynb #7158bedd
 def _summary(self) -> dict:
@@ -364,6 +417,45 @@ def _summary(self) -> dict:
 # contextvars.copy_context().run share it): their counts join one at a time
 _MERGE_LOCK = threading.Lock()
 
+# %% ../../nbs/a2_nki_memory.ipynb #a2-owed
+def _pay_owed(self: 'Stats'):
+    "Add in each snapshot merged since the counters were last read, times the merges (locked)."
+    owed, self._owed = self._owed, {}
+    for snapshot, times in owed.items():
+        for name, items in zip(_TALLIES, snapshot.tallies):
+            mine = getattr(self, '_' + name)
+            for key, n in items:
+                mine[key] = mine.get(key, 0) + n * times
+        for name, n in zip(_TOTALS, snapshot.totals):
+            setattr(self, '_' + name, getattr(self, '_' + name) + n * times)
+
+
+def _snapshot(self: 'Stats') -> _Snapshot:
+    "These counts now, made once while they stay unchanged (locked)."
+    if self._owed:
+        _pay_owed(self)
+    if self._frozen is None:
+        self._frozen = _Snapshot(self)
+    return self._frozen
+
+
+def _settled(self: 'Stats') -> 'Stats':
+    "These counters with every merge owed to them added in."
+    if self._owed:
+        with _MERGE_LOCK:
+            _pay_owed(self)
+    return self
+
+
+def _counter(name: str) -> property:
+    "The public, read-only counter `name`: what is stored under _name plus the merges owed."
+    private = '_' + name
+    return property(lambda self: getattr(_settled(self), private))
+
+
+for _name in _TALLIES + _TOTALS:
+    setattr(Stats, _name, _counter(_name))
+
 # %% ../../nbs/a2_nki_memory.ipynb #c82e3545
 def _merge(self, other: 'Stats'):
     "Add another Stats' counts (and trace) to these; peaks combine as the larger."
@@ -371,22 +463,21 @@ def _merge(self, other: 'Stats'):
         _merge_unlocked(self, other)
 
 # %% ../../nbs/a2_nki_memory.ipynb #24a0cf08
+# a merge only notes what it owes (a replayed call merges on every call, so it must cost next to
+# nothing); past this many distinct snapshots owed, they are added in at once
+_OWED_MAX = 64
+
+
 def _merge_unlocked(self, other: 'Stats'):
-    self.instructions.update(other.instructions)
-    self.elements.update(other.elements)
-    self.descriptor_sizes.update(other.descriptor_sizes)
-    for name in (
-        'dma_transfers',
-        'dma_descriptors',
-        'dma_bytes',
-        'dma_bytes_large',
-        'swdge_transfers',
-        'swdge_descriptors',
-        'loop_iterations',
-    ):
-        setattr(self, name, getattr(self, name) + getattr(other, name))
-    for kind, peak in other.live.peak.items():
-        self.live.peak[kind] = max(self.live.peak[kind], peak)
+    snapshot = _snapshot(other)
+    self._frozen = None
+    self._owed[snapshot] = self._owed.get(snapshot, 0) + 1
+    if len(self._owed) > _OWED_MAX:
+        _pay_owed(self)
+    peak = self.live.peak
+    for kind, theirs in other.live.peak.items():
+        if theirs > peak[kind]:
+            peak[kind] = theirs
     if self.trace is not None and other.trace is not None:
         self.trace.extend(other.trace)
 
@@ -419,6 +510,10 @@ class _CurrentStats:
 
     def __getattr__(self, name):
         return getattr(self.current(), name)
+
+    def merge(self, other: Stats):
+        "Add `other`'s counts to the current counters (spelled out: replay merges on every call)."
+        self.current().merge(other)
 
     def open_block(self, stats: Stats):
         "Count into `stats` from now on, in this context."
@@ -715,10 +810,8 @@ def _checked(shape, dtype, buffer, name):
             f'nl.private_hbm; got {buffer!r}'
         )
     shape, dt = _shape(shape), np.dtype(dtype)
-    if dt not in _DTYPE_SET:
-        raise TypeError(
-            f'dtype {dt} is not supported by nki_cpu; allowed: {[str(d) for d in DTYPES]}'
-        )
+    if not supported_dtype(dt):
+        raise TypeError(f'dtype {dt} is not supported by nki_cpu; allowed: {list(DTYPE_NAMES)}')
     if buffer.on_chip:
         if shape[0] > PMAX:
             refuse(

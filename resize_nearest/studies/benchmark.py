@@ -7,7 +7,7 @@ and how fast the host API runs on this CPU next to NumPy's own gathers."""
 __all__ = ['speed_table']
 
 # %% ../../nbs/35_performance.ipynb #c142d4f1
-import json, subprocess, sys
+import json, os, subprocess, sys, tempfile
 import numpy as np, statistics, time, warnings
 from .. import nki_cpu
 from ..host.api import resize_nearest
@@ -70,27 +70,70 @@ SPEED_CASES = (  # (input, output size, dtype): photos, a tiny batch, many chann
     ((1, 48, 48, 48, 1), (64, 64, 64), 'uint8'),
 )
 
+# %% ../../nbs/35_performance.ipynb #p-bounds
+# what each row must meet: warm at most WARM_BOUND x NumPy's warm gather (the small batch's fixed
+# cost gets 3x, the volume is measured against np.take per axis), cold at most COLD_FACTOR x NumPy's
+# warm time plus COLD_EXTRA_MS, and the import at most IMPORT_BOUND_S without a heavy module
+WARM_BOUND, WARM_BOUNDS = 2.0, {(2, 26, 26, 3): 3.0}
+COLD_FACTOR, COLD_EXTRA_MS = 10, 30.0
+IMPORT_BOUND_S, HEAVY_MODULES = 0.3, ('matplotlib', 'onnx', 'torch')
+
+
+def judge_row(row: dict, x_shape) -> dict:
+    "`row` with its bounds and a pass/fail mark for the warm and the cold call."
+    warm_bound = WARM_BOUNDS.get(tuple(x_shape), WARM_BOUND)
+    cold_bound = COLD_FACTOR * row['numpy_ms'] + COLD_EXTRA_MS
+    row['warm bound'] = f'<= {warm_bound:g}x'
+    row['cold bound_ms'] = cold_bound
+    row['warm ok'] = 'pass' if row['warm / NumPy'] <= warm_bound else 'FAIL'
+    row['cold ok'] = 'pass' if row['cold_ms'] <= cold_bound else 'FAIL'
+    return row
+
+# %% ../../nbs/35_performance.ipynb #p-child
+def child_env() -> dict:
+    """The environment of the benchmark's child processes: bytecode cached, as an installed package
+    has it (in a folder of the temporary directory, not beside the sources), and nothing else
+    changed: kept front-end verdicts are the user's own (`nki_cpu.frontend.verdict_dir`)."""
+    env = dict(os.environ, PYTHONPYCACHEPREFIX=os.path.join(tempfile.gettempdir(), 'rn-pycache'))
+    env.pop('PYTHONDONTWRITEBYTECODE', None)
+    return env
+
+
+def run_child(source: str, *args) -> object:
+    "The JSON a child Python process running `source` prints last."
+    command = [sys.executable, '-c', source, *args]
+    done = subprocess.run(command, capture_output=True, text=True, check=True, env=child_env())
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
 # %% ../../nbs/35_performance.ipynb #p-coldsrc
-# the first call of a shape in a fresh process, timed after the import
+# the first call of a shape in a fresh process, timed after the import, with the process's peak
+# resident memory (KiB) before and after it: VmHWM, whose count starts afresh with the process
+# (ru_maxrss would start from the parent's peak at the fork), or ru_maxrss where /proc is missing
 _COLD = '''
-import json, sys, time
+import json, resource, sys, time
 from resize_nearest.host.api import resize_nearest
 from resize_nearest.studies.benchmark import _random_image
+def peak_kib():
+    try:
+        with open('/proc/self/status') as status:
+            return next(int(l.split()[1]) for l in status if l.startswith('VmHWM:'))
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 shape, out, dtype = json.loads(sys.argv[1])
 x = _random_image(tuple(shape), dtype)
+before = peak_kib()
 t0 = time.perf_counter()
 resize_nearest(x, tuple(out), backend='cpu')
-print(json.dumps(time.perf_counter() - t0))
+seconds = time.perf_counter() - t0
+print(json.dumps([seconds, before, peak_kib()]))
 '''
 
 # %% ../../nbs/35_performance.ipynb #p-cold
-def cold_seconds(x_shape, out_size, dtype: str) -> float:
-    "Seconds of the first call of a shape in a fresh process, after the import."
-    arg = json.dumps([list(x_shape), list(out_size), dtype])
-    done = subprocess.run(
-        [sys.executable, '-c', _COLD, arg], capture_output=True, text=True, check=True
-    )
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def cold_call(x_shape, out_size, dtype: str) -> dict:
+    """The first call of a shape in a fresh process, after the import: its seconds, the process's
+    peak resident memory after it and how much the call raised that peak (MiB)."""
+    seconds, before, after = run_child(_COLD, json.dumps([list(x_shape), list(out_size), dtype]))
+    return dict(seconds=seconds, peak_MiB=after / 1024, call_MiB=(after - before) / 1024)
 
 # %% ../../nbs/35_performance.ipynb #p-np
 def numpy_call(x: np.ndarray, out_size):
@@ -130,10 +173,10 @@ def calls_per_sample(call) -> int:
 
 # %% ../../nbs/35_performance.ipynb #p-row
 def speed_row(x_shape, out_size, dtype: str = 'float32', repeats: int = 5) -> dict:
-    """One row: the cold call (`cold_seconds`), then medians of `repeats` interleaved samples of the
-    warm call, NumPy's gather and, for a volume, PyTorch's interpolate, with their ratios."""
+    """One row: the cold call (`cold_call`), then medians of `repeats` interleaved samples of the
+    warm call, NumPy's gather and, for a volume, PyTorch's interpolate, with ratios and bounds."""
     x = _random_image(x_shape, dtype)
-    cold = cold_seconds(x_shape, out_size, dtype)
+    cold = cold_call(x_shape, out_size, dtype)
     calls = {'warm': lambda: resize_nearest(x, out_size, backend='cpu')}
     calls['numpy'] = numpy_call(x, out_size)
     if x.ndim == 5 and torch_call(x, out_size) is not None:
@@ -141,36 +184,72 @@ def speed_row(x_shape, out_size, dtype: str = 'float32', repeats: int = 5) -> di
     calls['warm']()  # the recording, in this process
     number = calls_per_sample(calls['numpy'])
     med = median_seconds(calls, repeats, warmup=1, number=number)
-    row = dict(case=f'{x_shape} -> {out_size}', dtype=dtype, cold_ms=cold * 1e3)
+    row = dict(case=f'{x_shape} -> {out_size}', dtype=dtype, cold_ms=cold['seconds'] * 1e3)
     row.update({f'{name}_ms': seconds * 1e3 for name, seconds in med.items()})
-    row['cold / NumPy'] = cold / med['numpy']
+    row['cold / NumPy'] = cold['seconds'] / med['numpy']
     row['warm / NumPy'] = med['warm'] / med['numpy']
     if 'torch' in med:
         row['warm / torch'] = med['warm'] / med['torch']
-    return row
+    row.update(peak_MiB=cold['peak_MiB'], call_MiB=cold['call_MiB'])
+    return judge_row(row, x_shape)
 
 # %% ../../nbs/35_performance.ipynb #p-table
 def speed_table(cases=SPEED_CASES, repeats: int = 5) -> list:
-    "`speed_row` for every case, one row each."
+    """`speed_row` for every case, one row each (the cold calls reuse the kernels' kept front-end
+    verdicts where `front_end_seconds` or an earlier run left them)."""
     return [speed_row(shape, out_size, dtype, repeats) for shape, out_size, dtype in cases]
 
 # %% ../../nbs/35_performance.ipynb #p-impsrc
-_IMPORT = '''
+_IMPORT = f'''
 import json, sys, time
 t0 = time.perf_counter()
 import resize_nearest
 t1 = time.perf_counter()
 resize_nearest.resize_nearest
 t2 = time.perf_counter()
-heavy = sorted(m for m in ('matplotlib', 'onnx', 'torch') if m in sys.modules)
+heavy = sorted(m for m in {HEAVY_MODULES!r} if m in sys.modules)
 print(json.dumps([t1 - t0, t2 - t0, heavy]))
 '''
 
 # %% ../../nbs/35_performance.ipynb #p-imp
 def import_seconds() -> dict:
-    """In a fresh process: seconds of `import resize_nearest`, of that and its first name, and which
-    of matplotlib, onnx and torch they loaded."""
-    command = [sys.executable, '-c', _IMPORT]
-    done = subprocess.run(command, capture_output=True, text=True, check=True)
-    bare, named, heavy = json.loads(done.stdout.strip().splitlines()[-1])
-    return dict(import_s=bare, first_name_s=named, heavy_modules=heavy)
+    """In a fresh process: seconds of `import resize_nearest`, of that and its first name, which of
+    matplotlib, onnx and torch they loaded, and whether that meets the bound. A first child writes
+    the bytecode, so the timed one reads it, as an installed package would."""
+    run_child(_IMPORT)
+    bare, named, heavy = run_child(_IMPORT)
+    ok = named <= IMPORT_BOUND_S and not heavy
+    return dict(import_s=bare, first_name_s=named, heavy_modules=heavy, ok='pass' if ok else 'FAIL')
+
+# %% ../../nbs/35_performance.ipynb #p-frontsrc
+# the front end's check of every shipped kernel in a fresh process: afresh, then kept and reused
+_FRONT = '''
+import json, os, time
+from resize_nearest.host.variants import VARIANTS
+from resize_nearest.kernels import volumes
+from resize_nearest.nki_cpu import frontend
+kernels = {v.kernel for v in VARIANTS.values()}
+kernels |= {getattr(volumes, n) for n in dir(volumes) if n.endswith('_kernel')}
+def total():
+    t0 = time.perf_counter()
+    for k in kernels:
+        frontend.check_kernel(k)
+    return time.perf_counter() - t0
+saved = os.environ.get(frontend.CACHE_ENV)
+os.environ[frontend.CACHE_ENV] = 'off'
+fresh = total()
+if saved is None:
+    del os.environ[frontend.CACHE_ENV]
+else:
+    os.environ[frontend.CACHE_ENV] = saved
+total()  # keeps each verdict (where the cache is writable)
+print(json.dumps([len(kernels), fresh, total()]))
+'''
+
+# %% ../../nbs/35_performance.ipynb #p-front
+def front_end_seconds() -> dict:
+    """The front end's check of every shipped kernel in one fresh process: seconds in all when each
+    is checked afresh, and when each is reused from its kept verdict; it leaves the verdicts kept,
+    so the cold calls that follow reuse them as a second run of a program does."""
+    kernels, fresh, kept = run_child(_FRONT)
+    return dict(kernels=kernels, fresh_s=fresh, kept_s=kept)
