@@ -9,6 +9,7 @@ ALLOWED_LOCAL = {'torch', 'onnx', 'onnxruntime', 'cv2', 'jax',          # option
                  'google.protobuf',                                  # onnx's protobuf, loaded with onnx
                  'importlib',                                        # __init__'s PEP 562 lazy names
                  'ml_dtypes',                                        # bfloat16, a second to import: only when asked for
+                 'tqdm',                                             # progress bars, only where a sweep runs
                  'resize_nearest.kernels.gather', 'resize_nearest.host.api'}  # the registry loads kernels lazily, as the compiler's does
 
 def modules():

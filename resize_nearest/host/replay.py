@@ -168,10 +168,12 @@ class Recording:
 
     def apply(self, x: np.ndarray) -> np.ndarray:
         "The kernel's output for input `x` (a new array; `x` is only read)."
+        # the array's own methods: NumPy's module functions add a Python wrapper each (microseconds
+        # that are a third of a small call)
         if self.pixels is not None:
-            rows = np.reshape(x, (-1, x.shape[-1]))
-            return np.reshape(np.take(rows, self.pixels, axis=0), self.out_shape)
-        return np.reshape(np.take(np.reshape(x, -1), self.elements), self.out_shape)
+            rows = x.reshape(-1, x.shape[-1])
+            return rows.take(self.pixels, axis=0).reshape(self.out_shape)
+        return x.reshape(-1).take(self.elements).reshape(self.out_shape)
 
 # %% ../../nbs/e2b_replay.ipynb #368804c5
 def _interpret(kernel, x, out_shape, stats=None, kernel_args=()):
@@ -278,8 +280,9 @@ def run_resize(kernel, x: np.ndarray, out_shape, *kernel_args) -> np.ndarray:
     replay = not _FRESH.get() and _memory.STATS.trace is None
     if not replay or out_pixels * _INTP_BYTES > CACHE_BYTES:
         return _interpret(kernel, x, out_shape, None, kernel_args)
+    out_shape = out_shape if type(out_shape) is tuple else tuple(out_shape)
     settings = (_memory.current_chip(), _isa.current_rounding())
-    key = (kernel, x.shape, x.dtype, tuple(out_shape), kernel_args, settings)
+    key = (kernel, x.shape, x.dtype, out_shape, kernel_args, settings)
     recording = _cached(key)
     if recording is None:
         recording = record(kernel, x.shape, x.dtype, out_shape, kernel_args)
@@ -291,13 +294,14 @@ def run_resize(kernel, x: np.ndarray, out_shape, *kernel_args) -> np.ndarray:
 def run_steps(steps, x, backend: str, out_shape, fresh: bool = False):
     """Run kernel `steps`, each (kernel, input view, output shape, trace-time arguments), one after
     the other from `x` (each on a free reshape of the last output): replayed on the interpreter
-    unless `fresh`, else run on `backend`; the result in `out_shape`."""
-    y = np.ascontiguousarray(x) if isinstance(x, np.ndarray) else x  # a device tensor as it is
+    unless `fresh`, else run on `backend`; the result in `out_shape` (all shapes are tuples)."""
+    y = np.ascontiguousarray(x) if type(x) is np.ndarray else x  # a device tensor as it is
+    replay = backend == 'cpu' and not fresh
     for kernel, view, step_out, extra in steps:
-        if tuple(y.shape) != tuple(view):
-            y = np.reshape(y, view)  # only NumPy arrays are ever reshaped: a volume's steps
-        if backend == 'cpu' and not fresh:
+        if y.shape != view:
+            y = y.reshape(view)  # only NumPy arrays are ever reshaped: a volume's steps
+        if replay:
             y = run_resize(kernel, y, step_out, *extra)
         else:
             y = _backend.run_kernel(kernel, y, step_out, *extra, backend=backend)
-    return y if tuple(y.shape) == tuple(out_shape) else np.reshape(y, out_shape)
+    return y if y.shape == out_shape else y.reshape(out_shape)

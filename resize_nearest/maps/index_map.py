@@ -119,9 +119,6 @@ def is_strided(in_size: int, out_size: int) -> bool:
     i, o = check_size('in_size', in_size), check_size('out_size', out_size)
     return i % o == 0 or o % i == 0
 
-# %% ../../nbs/11_index_map.ipynb #5214e982
-from tqdm.auto import tqdm
-
 # %% ../../nbs/11_index_map.ipynb #3d81f2bc
 def fp32_mismatch_counts(
     max_size: int = 512,  # sweep in, out over 1..max_size
@@ -129,6 +126,8 @@ def fp32_mismatch_counts(
 ) -> np.ndarray:  # counts[in-1, out-1]: wrong source indices along that axis
     """Number of output indices where `src_index_fp32` differs from `src_index_exact`, for all (in,
     out) pairs."""
+    from tqdm.auto import tqdm  # 30-100 ms to import: only where a sweep runs
+
     n = check_size('max_size', max_size)
     outs = np.arange(1, n + 1, dtype=np.int64)
     d = np.arange(n, dtype=np.int64)[None, :]  # dst index, masked to d < out below
