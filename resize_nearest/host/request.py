@@ -168,18 +168,18 @@ def check_scales(scales, axes: int = 2) -> tuple:
     return checked
 
 # %% ../../nbs/e2a_request.ipynb #20-014
-def output_size(in_size, out_size, exact_scales, name: str = 'out_hw') -> tuple:
+def output_size(in_size, out_size, scales, name: str = 'out_hw') -> tuple:
     """One output size per spatial axis: `out_size` if given (with scales too, as ONNX's
-    keep_aspect_ratio_policy gives them), else ONNX's floor(in * scale) of the exact scales."""
+    keep_aspect_ratio_policy gives them), else ONNX's floor(in * scale) of the exact scales
+    (`check_scales`: a number as the float32 a model stores)."""
     if out_size is not None:
         return out_size
-    if exact_scales is None:
+    if scales is None:
         raise ValueError(f'{name} is None: give {name}, or scales to size the output')
-    sized = tuple(math.floor(n * Fraction(s)) for n, s in zip(in_size, exact_scales))
+    exact = check_scales(scales, len(in_size))
+    sized = tuple(math.floor(n * Fraction(s)) for n, s in zip(in_size, exact))
     if min(sized) < 1:
-        raise ValueError(
-            f'scales {exact_scales} make an empty output from {tuple(in_size)}: {sized}'
-        )
+        raise ValueError(f'scales {exact} make an empty output from {tuple(in_size)}: {sized}')
     return sized
 
 # %% ../../nbs/e2a_request.ipynb #2747d2ef
