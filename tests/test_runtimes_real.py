@@ -130,3 +130,23 @@ def test_the_fix_is_exact_under_each_runtime(name):
             assert verdict.startswith('exact under'), (how, verdict)
         else:
             assert verdict.startswith(('refused by', 'FAILED under')), (how, verdict)
+
+
+@pytest.mark.parametrize('name', list(runtimes.RUNTIMES))
+def test_audit_fix_output_runs_exactly(name, tmp_path, capsys, monkeypatch):
+    "The file `audit --fix` writes (constant Gathers: the shapes are fixed), run directly."
+    needs(name)
+    monkeypatch.setenv(runtimes.RUNTIMES_ENV, name)
+    path = model_file(tmp_path, (224, 224), (192, 192), 'half_pixel', 'round_prefer_floor')
+    fixed = tmp_path / 'fixed.onnx'
+    code, out, _ = run_cli(['audit', str(path), '--fix', str(fixed), '--every', '--json'], capsys)
+    change = json.loads(out)['fix']['changes'][0]
+    assert change['action'] == 'replaced: constant indices', change
+    x = np.arange(224 * 224, dtype=np.float32).reshape(1, 1, 224, 224)
+    ys = direct(name, fixed, {'X': x}, tmp_path / 'direct')
+    got = direct_count(ys and ys['Y'], exact((224, 224), (192, 192), 'half_pixel', 'round_prefer_floor'))
+    verdict = change['runtimes'][name]
+    if name in MUST_RUN_FIX['constant']:
+        assert got == 0 and verdict.startswith('exact under'), (got, verdict)
+    else:  # the audit's verdict says what the direct run found: it did not run
+        assert got is None and verdict.startswith('refused by'), (got, verdict)

@@ -375,13 +375,14 @@ def _site_change(key, nodes, node, audited, plan: dict) -> dict:
 
 # %% ../../nbs/45_fix.ipynb #63211c4d
 def fix_report(model, inputs: dict = None, every: bool = False, folder=None,
-               keep_given: bool = False, form: str = 'gather') -> tuple:
+               keep_given: bool = False, form: str = 'gather', engines=()) -> tuple:
     """(fixed ModelProto, one row per Resize/Upsample saying what was done): every nearest node
     some implementation gets wrong, or that cannot be audited (with `every`, every nearest node),
     becomes Gathers of exact indices, each verified on onnxruntime against the exact map. A node
     read from `inputs` is replaced too, unless `keep_given`. The model is read once; `folder`:
     where a ModelProto's external data lives. What the replaced nodes alone read is removed.
-    `form` 'slices': Slices and Concats instead of Gathers where the shapes are fixed."""
+    `form` 'slices': Slices and Concats instead of Gathers where the shapes are fixed; `engines`:
+    more implementations the audit runs (chapter 4.6's runtimes), whose wrong counts count too."""
     import onnx
 
     if form not in ('gather', 'slices'):
@@ -390,7 +391,7 @@ def fix_report(model, inputs: dict = None, every: bool = False, folder=None,
     proto, folder = load_model(model), folder or _model_folder(model)
     audited = {}
     for key, r in _numbered(read_resizes(proto, inputs, folder=folder), _key):
-        audited.setdefault(key, []).append((r, _audited(r)))
+        audited.setdefault(key, []).append((r, _audited(r, engines=engines)))
     fixed = onnx.ModelProto()
     fixed.CopyFrom(proto)
     plan = dict(static=_static_records(proto, folder), ranks=_ranks(proto, inputs), every=every,
