@@ -14,6 +14,7 @@ from onnx import TensorProto, helper
 
 from resize_nearest.models import runtimes
 from resize_nearest.models.audit import audit_onnx, audit_sizes, check
+from resize_nearest.models.fix import fix_report
 from resize_nearest.models.runtime_children import Runtime, run_cases
 from tests.cli_run import run_cli
 
@@ -29,6 +30,10 @@ def hog(path, inputs, work): return [np.ones(2**33, np.uint8)], {}
 def beside(path, inputs, work):
     open(os.path.join(os.path.dirname(path), 'converted.bin'), 'w').write('x')
     return [np.zeros(1)], {}
+def zeros(path, inputs, work):
+    import onnx
+    return [np.zeros([d.dim_value for d in onnx.load(path).graph.output[0].type.tensor_type.shape.dim],
+                     np.float32)], {}
 def ort(path, inputs, work):
     import onnxruntime
     s = onnxruntime.InferenceSession(path, providers=['CPUExecutionProvider'])
@@ -41,7 +46,7 @@ def stand_ins(tmp_path, monkeypatch):
     "Stand-in runtimes in RUNTIMES, their module importable by the child."
     (tmp_path / 'stand_in_runtimes.py').write_text(textwrap.dedent(STAND_INS))
     monkeypatch.setenv('PYTHONPATH', os.pathsep.join([str(tmp_path), os.environ.get('PYTHONPATH', '')]))
-    for name in ('segfault', 'hang', 'refuse', 'hog', 'beside', 'ort'):
+    for name in ('segfault', 'hang', 'refuse', 'hog', 'beside', 'ort', 'zeros'):
         monkeypatch.setitem(runtimes.RUNTIMES, name, Runtime(name, ('numpy',), 'nothing', f'stand_in_runtimes:{name}',
                                                              'stand_in_runtimes:versions'))
     monkeypatch.setitem(runtimes.RUNTIMES, 'absent', Runtime('absent', ('no_such_module_here',), 'pip install absent',
@@ -112,3 +117,12 @@ def test_not_installed_rows_say_how_to_install(monkeypatch):
             assert row.wrong[name] == f'not installed ({rt.install})'
     assert [r.implementation for r in check((26, 26), (22, 22))][-1] == 'resize_nearest (exact)'
     assert not set(runtimes.RUNTIMES) & {r.implementation for r in check((26, 26), (22, 22))}  # no engines
+
+
+def test_the_fix_replaces_a_node_wrong_only_in_a_runtime(stand_ins):
+    "26 -> 52 asymmetric/floor: every built-in implementation is exact, the stand-in 'zeros' is not."
+    model = str(one_resize(stand_ins, 26, 52))
+    _, plain = fix_report(model)
+    assert plain[0]['action'].startswith('keep: every implementation audited copies the exact')
+    _, changes = fix_report(model, engines=[runtimes.RuntimeEngine(['zeros'])])
+    assert changes[0]['action'] == 'replaced: constant indices' and changes[0]['verified'].startswith('verified')

@@ -1,11 +1,13 @@
 """The runtimes for real (slow tier; each test skips, naming what to install, where its runtime is
-missing). For a representative subset of the sweep of chapter 4.6 (1-D pairs and 2-D families,
-three conventions), `audit --json` on a one-Resize model must report per runtime the wrong-element
-count that a direct run of that runtime gives. The direct runs below call each runtime's own API
-(written here from its documentation, not through models.runtime_children), on the model file the
-audit read, and count against ONNX's definition (maps.nearest_modes.source_index). The fix
-(Gathers of exact indices) must be exact under every runtime that runs it."""
-import json, os, subprocess, sys
+missing; CI installs them all with tools/runtimes_venv.sh, so there they run). A representative
+subset of chapter 4.6's sweep (tools/runtime_sweep.py runs all of it): `audit --json` on one-Resize
+models, and the sweep's batched models of the 2-D families under one convention per coordinate
+mode, must give per runtime and per case the wrong-element count of a direct run of that runtime.
+The direct runs (tests/runtimes_direct.py) call each runtime's own API, not the package's child
+code, on the same model file, and count against ONNX's definition (maps.nearest_modes.source_index).
+The fix (Gathers of exact indices, or Slices for a runtime without Gather) must be exact under
+every runtime that runs it."""
+import json, os
 
 import numpy as np
 import pytest
@@ -13,63 +15,29 @@ import pytest
 onnx = pytest.importorskip('onnx')
 from onnx import TensorProto, helper
 
-from resize_nearest.maps.nearest_modes import source_index
+from resize_nearest.maps.nearest_modes import COORDINATE_MODES, NEAREST_MODES, source_index
 from resize_nearest.models import runtimes
 from resize_nearest.models.onnx_reader import ResizeNode
-from resize_nearest.models.runtime_children import installed
+from resize_nearest.models.runtime_children import installed, run_cases
 from tests.cli_run import run_cli
+from tests.runtimes_direct import direct
 
 pytestmark = pytest.mark.slow
 
-DIRECT = {  # runtime -> a script: argv model.onnx x.npy y.npy, run in a scratch folder
-    'OpenVINO': """import sys, numpy as np, openvino as ov
-m = ov.Core().compile_model(sys.argv[1], 'CPU', {'INFERENCE_PRECISION_HINT': 'f32'})
-np.save(sys.argv[3], m(np.load(sys.argv[2]))[0])""",
-    'tract': """import sys, numpy as np, tract
-m = tract.onnx().load(sys.argv[1]).into_model().into_runnable()
-np.save(sys.argv[3], m.run([np.load(sys.argv[2])])[0].to_numpy())""",
-    'TVM': """import sys, numpy as np, onnx, tvm
-from tvm import relax
-from tvm.relax.frontend.onnx import from_onnx
-mod = relax.transform.LegalizeOps()(from_onnx(onnx.load(sys.argv[1]), keep_params_in_input=False))
-vm = relax.VirtualMachine(tvm.compile(mod, target='llvm'), tvm.cpu())
-np.save(sys.argv[3], vm['main'](tvm.runtime.tensor(np.load(sys.argv[2]))).numpy())""",
-    'MNN': """import os, subprocess, sys, numpy as np, MNN
-import _tools  # MNN's converter, without the mnnconvert script's telemetry logger
-_tools.mnnconvert(['mnnconvert', '-f', 'ONNX', '--modelFile', sys.argv[1], '--MNNModel', 'm.mnn'])
-x = np.load(sys.argv[2])
-y = MNN.nn.load_module_from_file('m.mnn', ['X'], ['Y']).forward([MNN.expr.const(x, list(x.shape), MNN.expr.NCHW)])[0]
-np.save(sys.argv[3], np.array(MNN.expr.convert(y, MNN.expr.NCHW).read()))""",
-    'ncnn': """import os, shutil, subprocess, sys, numpy as np, ncnn, importlib.util
-exe = os.path.join(os.path.dirname(importlib.util.find_spec('pnnx').origin), 'pnnx')
-shutil.copyfile(sys.argv[1], 'm.onnx')
-x = np.load(sys.argv[2])
-subprocess.run([exe, 'm.onnx', 'inputshape=[%s]' % ','.join(map(str, x.shape))], capture_output=True)
-if 'Resize ' in open('m.ncnn.param').read(): sys.exit(3)  # pnnx kept a Resize: ncnn has none
-net = ncnn.Net(); net.load_param('m.ncnn.param'); net.load_model('m.ncnn.bin')
-ex = net.create_extractor(); ex.input('in0', ncnn.Mat(np.ascontiguousarray(x[0])))
-ret, y = ex.extract('out0'); np.save(sys.argv[3], np.array(y)[None])""",
-    'LiteRT': """import os, sys, numpy as np, onnx2tf
-from ai_edge_litert.interpreter import Interpreter
-onnx2tf.convert(input_onnx_file_path=sys.argv[1], output_folder_path='tf', non_verbose=True)
-it = Interpreter(model_path=[os.path.join('tf', f) for f in os.listdir('tf') if f.endswith('_float32.tflite')][0])
-it.allocate_tensors(); i, o = it.get_input_details()[0], it.get_output_details()[0]
-it.set_tensor(i['index'], np.transpose(np.load(sys.argv[2]), (0, 2, 3, 1))); it.invoke()
-np.save(sys.argv[3], np.transpose(it.get_tensor(o['index']), (0, 3, 1, 2)))""",
-    'tinygrad': """import os, shutil, sys, numpy as np
-os.environ.setdefault('DEV', 'CPU' if shutil.which('clang') else 'PYTHON')
-from tinygrad import Tensor
-from tinygrad.nn.onnx import OnnxRunner
-np.save(sys.argv[3], OnnxRunner(sys.argv[1])({'X': Tensor(np.load(sys.argv[2]))})['Y'].numpy())""",
-}
-CASES = [((1, 26), (1, 22)), ((1, 7), (1, 41)), ((224, 224), (192, 192)), ((720, 720), (224, 224))]
+CASES = [((1, 7), (1, 41)), ((26, 26), (22, 22))]
 CONVENTIONS = [('asymmetric', 'floor'), ('half_pixel', 'round_prefer_floor'), ('align_corners', 'round_prefer_ceil')]
+# one convention per coordinate mode (tf_crop_and_resize aside), the nearest modes in turn
+EACH_MODE = [(m, NEAREST_MODES[k % 4]) for k, m in enumerate(COORDINATE_MODES[:-1])]
 
 
 def needs(name):
+    "The runtime, or a skip naming how to install it (a failure under CI, which installs them all)."
     rt = runtimes.RUNTIMES[name]
     if not installed(rt):
-        pytest.skip(f'needs {name}: {rt.install} (the "runtimes" extra; see the README)')
+        why = f'needs {name}: {rt.install} (the "runtimes" extra: bash tools/runtimes_venv.sh; see the README)'
+        if os.environ.get('CI'):
+            pytest.fail(f'CI installs the runtimes (.ci/run), yet this one is missing: {why}')
+        pytest.skip(why)
     return rt
 
 
@@ -87,57 +55,98 @@ def model_file(folder, in_hw, out_hw, mode, rounding):
     return path
 
 
-def direct(rt, name, path, in_hw, folder):
-    "The runtime run directly on the model file: its output, or None when it refuses."
-    x = np.arange(in_hw[0] * in_hw[1], dtype=np.float32).reshape(1, 1, *in_hw)
-    np.save(folder / 'x.npy', x)
-    python = os.environ.get(rt.python_env) or sys.executable
-    done = subprocess.run([python, '-c', DIRECT[name], str(path), str(folder / 'x.npy'), str(folder / 'y.npy')],
-                          cwd=folder, capture_output=True, timeout=600)
-    return np.load(folder / 'y.npy') if done.returncode == 0 else None
-
-
 def exact(in_hw, out_hw, mode, rounding):
     rows = source_index(mode, rounding, in_hw[0], out_hw[0])
     cols = source_index(mode, rounding, in_hw[1], out_hw[1])
     return np.add.outer(rows * in_hw[1], cols)
 
 
+def direct_count(y, e):
+    "A direct run's wrong elements, or 'wrong output shape', or None where it did not run."
+    if y is None:
+        return None
+    return int((y.reshape(e.shape).astype(np.int64) != e).sum()) if y.size == e.size else 'wrong output shape'
+
+
+def same(got, want) -> bool:
+    "Whether the package's value says what the direct run found."
+    if want is None:  # the runtime (or its converter) did not run the model: refused or crashed
+        return isinstance(got, str) and got.startswith(('refused', 'crashed'))
+    if want == 'wrong output shape':
+        return isinstance(got, str) and got.startswith('wrong output shape')
+    return got == want
+
+
 @pytest.mark.parametrize('name', list(runtimes.RUNTIMES))
 def test_audit_json_counts_what_a_direct_run_gives(name, tmp_path, capsys, monkeypatch):
-    rt = needs(name)
+    needs(name)
     monkeypatch.setenv(runtimes.RUNTIMES_ENV, name)
     for mode, rounding in CONVENTIONS:
         for in_hw, out_hw in CASES:
             path = model_file(tmp_path, in_hw, out_hw, mode, rounding)
             code, out, _ = run_cli(['audit', str(path), '--json'], capsys)
             got = json.loads(out)[0]['wrong'][name]
-            y = direct(rt, name, path, in_hw, tmp_path)
-            case = f'{name} {mode}/{rounding} {in_hw} -> {out_hw}'
-            if y is None:
-                assert isinstance(got, str) and got.startswith('refused'), (case, got)
-            else:
-                assert got == int((y.reshape(1, 1, *out_hw).astype(np.int64) != exact(in_hw, out_hw, mode, rounding)).sum()), case
+            x = np.arange(in_hw[0] * in_hw[1], dtype=np.float32).reshape(1, 1, *in_hw)
+            ys = direct(name, path, {'X': x}, tmp_path / f'direct_{path.stem}')
+            want = direct_count(ys and ys['Y'], exact(in_hw, out_hw, mode, rounding))
+            assert same(got, want), (f'{name} {mode}/{rounding} {in_hw} -> {out_hw}', got, want)
 
 
-# the runtimes that must run the fix (Gathers of int64 indices) exactly, per form of the fix; the
-# others must never give a wrong result, but may refuse the fixed model (chapter 4.6 found: ncnn
-# runs neither form; TVM's ONNX importer and LiteRT refuse the computed form, indices built in the
-# graph from the input's shape)
-MUST_RUN_FIX = {('OpenVINO', 'constant'), ('OpenVINO', 'computed'), ('tract', 'constant'),
-                ('tract', 'computed'), ('TVM', 'constant'), ('MNN', 'constant'),
-                ('MNN', 'computed'), ('LiteRT', 'constant')}
+@pytest.mark.parametrize('name', list(runtimes.RUNTIMES))
+def test_the_sweep_counts_what_a_direct_run_gives(name, tmp_path):
+    "The sweep's batched models (eight 2-D families in one model), one convention per mode."
+    rt = needs(name)
+    built = [runtimes.sweep_case(m, r, '2-D families') for m, r in EACH_MODE]
+    _, results = run_cases(rt, [b[:2] for b in built])
+    for (mode, rounding), (model, xs, exacts, labels), result in zip(EACH_MODE, built, results):
+        counts = runtimes._case_counts(result, exacts)
+        onnx.save(model, tmp_path / f'{mode}.onnx')
+        ys = direct(name, tmp_path / f'{mode}.onnx', {f'X{k}': x for k, x in enumerate(xs)}, tmp_path / mode)
+        for j, (e, label) in enumerate(zip(exacts, labels)):
+            want = direct_count(ys and ys[f'Y{j}'], e)
+            assert same(counts[j], want), (f'{name} {mode}/{rounding} {label}', counts[j], want)
+
+
+# the runtimes that must run the fix exactly, per form: chapter 4.6 found that ncnn runs only the
+# Slices (pnnx writes a Gather as its Tensor.slice, which ncnn has no layer for); LiteRT runs only
+# the constant Gathers (onnx2tf's NHWC layout breaks the computed indices and the Slices); TVM's
+# ONNX importer refuses the computed form (its Where takes no scalar condition). The others must
+# never give a wrong result silently: each either runs a form exactly or is listed here.
+MUST_RUN_FIX = {
+    'constant': {'OpenVINO', 'tract', 'TVM', 'MNN', 'LiteRT', 'tinygrad'},
+    'computed': {'OpenVINO', 'tract', 'MNN', 'tinygrad'},
+    'slices': {'OpenVINO', 'tract', 'TVM', 'MNN', 'ncnn', 'tinygrad'},
+}
 
 
 @pytest.mark.parametrize('name', list(runtimes.RUNTIMES))
 def test_the_fix_is_exact_under_each_runtime(name):
     needs(name)
-    for mode, rounding in CONVENTIONS[:2]:
-        r = ResizeNode('n', 'graph', 'Resize', 19, 'nearest', mode, rounding,
-                       input_shape=(1, 1, 224, 224), sizes=(1, 1, 192, 192), axes=(0, 1, 2, 3))
-        for how in ('constant', 'computed'):
-            verdict = runtimes.fix_verdicts(r, how, [name])[name]
-            if (name, how) in MUST_RUN_FIX:
-                assert verdict.startswith('exact under'), (mode, how, verdict)
-            else:
-                assert verdict.startswith(('exact under', 'refused by')), (mode, how, verdict)
+    r = ResizeNode('n', 'graph', 'Resize', 19, 'nearest', 'half_pixel', 'round_prefer_floor',
+                   input_shape=(1, 1, 224, 224), sizes=(1, 1, 192, 192), axes=(0, 1, 2, 3))
+    for how, runs in MUST_RUN_FIX.items():
+        verdict = runtimes.fix_verdicts(r, how, [name])[name]
+        if name in runs:
+            assert verdict.startswith('exact under'), (how, verdict)
+        else:
+            assert verdict.startswith(('refused by', 'FAILED under')), (how, verdict)
+
+
+@pytest.mark.parametrize('name', list(runtimes.RUNTIMES))
+def test_audit_fix_output_runs_exactly(name, tmp_path, capsys, monkeypatch):
+    "The file `audit --fix` writes (constant Gathers: the shapes are fixed), run directly."
+    needs(name)
+    monkeypatch.setenv(runtimes.RUNTIMES_ENV, name)
+    path = model_file(tmp_path, (224, 224), (192, 192), 'half_pixel', 'round_prefer_floor')
+    fixed = tmp_path / 'fixed.onnx'
+    code, out, _ = run_cli(['audit', str(path), '--fix', str(fixed), '--every', '--json'], capsys)
+    change = json.loads(out)['fix']['changes'][0]
+    assert change['action'] == 'replaced: constant indices', change
+    x = np.arange(224 * 224, dtype=np.float32).reshape(1, 1, 224, 224)
+    ys = direct(name, fixed, {'X': x}, tmp_path / 'direct')
+    got = direct_count(ys and ys['Y'], exact((224, 224), (192, 192), 'half_pixel', 'round_prefer_floor'))
+    verdict = change['runtimes'][name]
+    if name in MUST_RUN_FIX['constant']:
+        assert got == 0 and verdict.startswith('exact under'), (got, verdict)
+    else:  # the audit's verdict says what the direct run found: it did not run
+        assert got is None and verdict.startswith('refused by'), (got, verdict)

@@ -220,6 +220,35 @@ def _policy_lengths(b, shape, axis, policy) -> tuple:
                 twice)
     return n, out, big_p, big_q
 
+# %% ../../nbs/45_fix.ipynb #c093c5e8
+def _blocks(src) -> list:
+    "[(start, stop)]: the source indices `src` as blocks of consecutive indices, in order."
+    blocks, first = [], 0
+    for d in range(1, len(src) + 1):
+        if d == len(src) or src[d] != src[d - 1] + 1:
+            blocks.append((int(src[first]), int(src[d - 1]) + 1))
+            first = d
+    return blocks
+
+# %% ../../nbs/45_fix.ipynb #cc57e501
+def slice_nodes(node, r, b) -> list:
+    """The node without a Gather: per resized axis, one Slice of constant bounds for each distinct
+    block of consecutive source indices of the exact map, and a Concat of the blocks in order.
+    Axes are negative (opset 11 on), so a converter that drops the batch axis keeps them right."""
+    axes, rank, x = resize_axes(r), len(r.input_shape), node.input[0]
+    if not axes:
+        b.node('Identity', [x], 'copy', output=node.output[0])
+    for k, a in enumerate(axes):
+        axis, sliced = a.axis - rank, {}
+        for start, stop in _blocks(exact_axis(r, a)):
+            if (start, stop) not in sliced:
+                bounds = [np.array([v], np.int64) for v in (start, stop, axis)]
+                sliced[start, stop] = b.node('Slice', [x, *bounds], f'axis{a.axis}_{start}')
+        parts = [sliced[s] for s in _blocks(exact_axis(r, a))]
+        last = node.output[0] if k == len(axes) - 1 else None
+        x = b.node('Concat', parts, f'axis{a.axis}', output=last, axis=axis)
+    return b.nodes
+
 # %% ../../nbs/45_fix.ipynb #b0608630
 def _verdict(rows) -> str:
     "'fix', 'keep' or 'refuse: why', from the audit rows of one node (several: a called function)."
@@ -249,10 +278,13 @@ def _how(r, static, where, opset, op_type) -> str:
     return 'computed'
 
 # %% ../../nbs/45_fix.ipynb #9a360d85
-def _replacement(node, plan, taken) -> tuple:
-    "(nodes, how) replacing `node`: constant or computed index vectors, one Gather per axis."
+def _replacement(node, plan, taken, form: str = 'gather') -> tuple:
+    """(nodes, how) replacing `node`: constant or computed index vectors, one Gather per axis;
+    with `form` 'slices', constant Slices and Concats where the shapes are fixed (opset 11 on)."""
     r, how, rank = plan
     b = _Builder(_node_name(node), taken)
+    if how == 'constant' and form == 'slices' and r.opset >= 11:
+        return slice_nodes(node, r, b), 'slices'
     if how == 'constant':
         return constant_nodes(node, r, b), 'constant'
     return computed_nodes(node, r, b, _rank(r, rank)), 'computed'
@@ -330,33 +362,41 @@ def _site_change(key, nodes, node, audited, plan: dict) -> dict:
         return dict(change, action=how)
     try:
         new, how = _replacement(node, (static if how == 'constant' else r, how,
-                                       plan['ranks'].get(key)), plan['taken'])
+                                       plan['ranks'].get(key)), plan['taken'], plan['form'])
     except ValueError as e:
         return dict(change, action=f'refuse: {e}')
     _replace(nodes, node, new)
     checks = sorted({verify_written(new, node, a) for a, _ in audited})
     checks = checks or ['not verified: not read']
+    if how == 'slices':
+        return dict(change, action='replaced: constant slices', verified='; '.join(checks))
     return dict(change, action=f'replaced: {how} indices', gather_axes=_chain_axes(node, new),
                 verified='; '.join(checks))
 
 # %% ../../nbs/45_fix.ipynb #63211c4d
 def fix_report(model, inputs: dict = None, every: bool = False, folder=None,
-               keep_given: bool = False) -> tuple:
+               keep_given: bool = False, form: str = 'gather', engines=()) -> tuple:
     """(fixed ModelProto, one row per Resize/Upsample saying what was done): every nearest node
     some implementation gets wrong, or that cannot be audited (with `every`, every nearest node),
     becomes Gathers of exact indices, each verified on onnxruntime against the exact map. A node
     read from `inputs` is replaced too, unless `keep_given`. The model is read once; `folder`:
-    where a ModelProto's external data lives. What the replaced nodes alone read is removed."""
+    where a ModelProto's external data lives. What the replaced nodes alone read is removed.
+    `form` 'slices': Slices and Concats instead of Gathers where the shapes are fixed; `engines`:
+    more implementations the audit runs (chapter 4.6's runtimes), whose wrong counts count too."""
     import onnx
+
+    if form not in ('gather', 'slices'):
+        raise ValueError(f"form {form!r}: 'gather' or 'slices'")
 
     proto, folder = load_model(model), folder or _model_folder(model)
     audited = {}
     for key, r in _numbered(read_resizes(proto, inputs, folder=folder), _key):
-        audited.setdefault(key, []).append((r, _audited(r)))
+        audited.setdefault(key, []).append((r, _audited(r, engines=engines)))
     fixed = onnx.ModelProto()
     fixed.CopyFrom(proto)
     plan = dict(static=_static_records(proto, folder), ranks=_ranks(proto, inputs), every=every,
-                taken=_all_names(fixed), opset=_default_opset(proto), keep_given=keep_given)
+                taken=_all_names(fixed), opset=_default_opset(proto), keep_given=keep_given,
+                form=form)
     changes = [_site_change(key, nodes, node, audited.get(key, []), plan)
                for key, nodes, node in list(_all_sites(fixed))]
     _drop_orphans(fixed, proto)
@@ -368,6 +408,7 @@ def fix_onnx(
     inputs: dict = None,  # graph input name -> array, for sizes or scales fed at run time
     every: bool = False,  # also replace nearest resizes no runtime gets wrong
     keep_given: bool = False,  # keep a node read from `inputs` that no runtime gets wrong there
+    form: str = 'gather',  # 'slices': no Gather where the shapes are fixed (for ncnn)
 ):
     "The model with every affected nearest Resize/Upsample made exact (`fix_report`'s model)."
-    return fix_report(model, inputs, every, keep_given=keep_given)[0]
+    return fix_report(model, inputs, every, keep_given=keep_given, form=form)[0]

@@ -10,7 +10,7 @@ __all__ = []
 
 # %% ../../nbs/e4d_runtime_children.ipynb #abd07838
 import importlib, importlib.metadata, importlib.util, json, os, resource, shutil, signal
-import subprocess, sys, tempfile
+import re, subprocess, sys, tempfile, time
 from dataclasses import dataclass
 import numpy as np
 
@@ -63,8 +63,10 @@ def not_installed(rt: Runtime) -> str:
     return f'not installed ({rt.install})'
 
 # %% ../../nbs/e4d_runtime_children.ipynb #cc6fdcb7
-# bounds of one runtime's child: wall-clock seconds for all its cases, and its address space
-TIME_BOUND = 600
+# bounds of one runtime's child: wall-clock seconds per case (a converter and a compiler included;
+# TVM compiling a model of 256 resizes takes about 8 s here, tinygrad about 80 s), and its address
+# space
+TIME_BOUND = 300
 MEMORY_BOUND = 16 * 2**30
 
 # %% ../../nbs/e4d_runtime_children.ipynb #e4e079ac
@@ -85,7 +87,13 @@ def _child_env(rt: Runtime) -> dict:
     return env
 
 # %% ../../nbs/e4d_runtime_children.ipynb #03576567
-CHILD = 'from resize_nearest.models.runtime_children import child_main; child_main()'
+CHILD = ('import sys; from resize_nearest.models.runtime_children import child_main;'
+         ' child_main(int(sys.argv[1]))')
+
+# %% ../../nbs/e4d_runtime_children.ipynb #fcf29025
+def _done(work: str, k: int) -> bool:
+    "Whether the child has finished case k (its note is written last, and atomically)."
+    return os.path.exists(os.path.join(work, f'case{k}.json'))
 
 # %% ../../nbs/e4d_runtime_children.ipynb #fe8d1d9b
 def _write_job(work: str, rt: Runtime, cases) -> None:
@@ -100,53 +108,85 @@ def _write_job(work: str, rt: Runtime, cases) -> None:
         json.dump(job, f)
 
 # %% ../../nbs/e4d_runtime_children.ipynb #93d46186
-def _ended(proc, timeout: float) -> str:
-    "Wait for the child; '' when it exits 0, else why it ended (its whole group killed on time)."
-    try:
-        _, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        return f'timed out after {timeout:g} s'
+def _wait(proc, work: str, first: int, n: int, timeout: float) -> tuple:
+    """Wait for a child running cases first..n-1: (the first case it left without a result, why
+    it ended: '' when it exited 0). A case running `timeout` seconds kills its process group."""
+    k, since = first, time.monotonic()
+    while proc.poll() is None:
+        while k < n and _done(work, k):
+            k, since = k + 1, time.monotonic()
+        if time.monotonic() - since > timeout:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            return k, f'timed out after {timeout:g} s'
+        time.sleep(0.02)
+    while k < n and _done(work, k):
+        k += 1
     if proc.returncode == 0:
-        return ''
+        return k, ''
+    said = _said(os.path.join(work, 'stderr.txt'))
     if proc.returncode < 0:
-        return f'crashed ({signal.Signals(-proc.returncode).name})'
-    return f'failed (exit {proc.returncode}: {first_line(err.decode(errors="replace")[-400:])})'
+        return k, f'crashed ({signal.Signals(-proc.returncode).name}{": " if said else ""}{said})'
+    return k, f'failed (exit {proc.returncode}: {said})'
+
+# %% ../../nbs/e4d_runtime_children.ipynb #2f9ffce0
+def _said(path: str) -> str:
+    """What a child said before it ended, cut short: a Rust panic's place and message (tract
+    aborts on a panic), else its first line naming an error, else its last line."""
+    with open(path, errors='replace') as f:
+        lines = [s.strip() for s in f.read().splitlines() if s.strip()]
+    for j, s in enumerate(lines):
+        if 'panicked at' in s:
+            return first_line(' '.join([s[s.index('panicked at'):], *lines[j + 1:j + 2]]))
+    errors = [s for s in lines if 'error' in s.lower()]
+    return first_line((errors or lines[-1:] or [''])[0])
 
 # %% ../../nbs/e4d_runtime_children.ipynb #56a5a09e
-def _case_result(work: str, k: int, ended: str) -> dict:
+def _case_result(work: str, k: int, ended: dict) -> dict:
     "One case's result from the child's files: its outputs, its refusal, or why it has none."
     out, err = os.path.join(work, f'case{k}_out.npz'), os.path.join(work, f'case{k}.json')
-    note = {}
-    if os.path.exists(err):
-        with open(err) as f:
-            note = json.load(f)
-    if 'refused' in note:
-        return note
-    if os.path.exists(out):
-        with np.load(out) as z:
-            return dict(note, outputs=[z[f'arr_{i}'] for i in range(len(z.files))])
-    return dict(failed=ended or 'no output')
+    if not os.path.exists(err):
+        return dict(failed=ended.get(k) or 'no output')
+    with open(err) as f:
+        note = json.load(f)
+    if 'refused' in note or not os.path.exists(out):
+        return note if 'refused' in note else dict(failed='no output')
+    with np.load(out) as z:
+        return dict(note, outputs=[z[f'arr_{i}'] for i in range(len(z.files))])
 
 # %% ../../nbs/e4d_runtime_children.ipynb #80dc064e
 def run_cases(rt: Runtime, cases, timeout: float = TIME_BOUND, memory: int = MEMORY_BOUND):
     """(versions, one result per case) of `rt` running each (ONNX model, input arrays) case in a
-    child process bounded in time and memory, in a temporary folder (converters write there).
+    child process bounded in memory and in time per case, in a temporary folder (converters write
+    there); a case that times out or crashes is that case's result, and a new child runs the rest.
     A result holds 'outputs', or 'refused' (who) and 'message', or 'failed' (why)."""
     if not installed(rt):
         return {}, [dict(failed=not_installed(rt)) for _ in cases]
     with tempfile.TemporaryDirectory(prefix='resize_nearest_runtime_') as work:
         _write_job(work, rt, cases)
-        proc = subprocess.Popen([_interpreter(rt), '-c', CHILD], cwd=work, env=_child_env(rt),
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, start_new_session=True)
-        _bound(proc.pid, memory)
-        ended = _ended(proc, timeout)
-        versions = _read_versions(work)
-        if versions.get('not installed'):
-            return {}, [dict(failed=not_installed(rt)) for _ in cases]
+        first, ended = 0, {}
+        while first < len(cases):
+            stopped, why = _child(rt, work, first, len(cases), timeout, memory)
+            versions = _read_versions(work)
+            if versions.get('not installed'):
+                return {}, [dict(failed=not_installed(rt)) for _ in cases]
+            if not versions:  # it ended before it started: so would every child after it
+                ended.update({k: why or 'no output' for k in range(first, len(cases))})
+                break
+            if stopped < len(cases):  # the case it stopped in has `why` as its result
+                ended[stopped] = why or 'no output'
+            first = stopped + 1
         return versions, [_case_result(work, k, ended) for k in range(len(cases))]
+
+# %% ../../nbs/e4d_runtime_children.ipynb #cc1bbcc0
+def _child(rt: Runtime, work: str, first: int, n: int, timeout: float, memory: int) -> tuple:
+    "One child running cases first..n-1 in `work`: `_wait`'s (where it stopped, why)."
+    with open(os.path.join(work, 'stderr.txt'), 'wb') as err:  # a file: a pipe can fill and block
+        proc = subprocess.Popen([_interpreter(rt), '-c', CHILD, str(first)], cwd=work,
+                                env=_child_env(rt), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+    _bound(proc.pid, memory)
+    return _wait(proc, work, first, n, timeout)
 
 # %% ../../nbs/e4d_runtime_children.ipynb #8cf2a32d
 def _read_versions(work: str) -> dict:
@@ -164,9 +204,9 @@ def _resolve(target: str):
     return getattr(importlib.import_module(module), name)
 
 # %% ../../nbs/e4d_runtime_children.ipynb #0bc530f4
-def child_main() -> None:
-    """The child: run job.json's cases in this folder, writing each case's outputs or refusal as
-    it goes (a crash part-way costs only the cases after it)."""
+def child_main(first: int = 0) -> None:
+    """The child: run job.json's cases from `first` on in this folder, writing each case's outputs
+    or refusal as it goes (a crash part-way costs only the case it happened in)."""
     with open('job.json') as f:
         job = json.load(f)
     try:
@@ -178,7 +218,7 @@ def child_main() -> None:
     if 'not installed' in versions:
         return
     runner = _resolve(job['runner'])
-    for k in range(job['cases']):
+    for k in range(first, job['cases']):
         _child_case(runner, job['name'], k)
 
 # %% ../../nbs/e4d_runtime_children.ipynb #443f00c0
@@ -188,20 +228,23 @@ def _here(message: str) -> str:
 
 # %% ../../nbs/e4d_runtime_children.ipynb #fd37385c
 def _child_case(runner, name: str, k: int) -> None:
-    "One case in the child: its outputs saved, or who refused it and why."
+    "One case in the child: its outputs saved, or who refused it and why; its note written last."
     with np.load(f'case{k}_in.npz') as z:
         inputs = [z[f'arr_{i}'] for i in range(len(z.files))]
     note = {}
     try:
-        outputs, note = runner(os.path.abspath(f'case{k}.onnx'), inputs, os.getcwd())
+        work = os.path.abspath(f'case{k}.work')  # its own: no file of an earlier case is read
+        os.makedirs(work, exist_ok=True)
+        outputs, note = runner(os.path.abspath(f'case{k}.onnx'), inputs, work)
     except Refusal as e:
         note = dict(refused=e.who, message=_here(e.message))
     except Exception as e:  # noqa: BLE001 - whatever the runtime raises is its refusal
         note = dict(refused=name, message=_here(f'{type(e).__name__}: {e}'))
     else:
         np.savez(f'case{k}_out.npz', *[np.asarray(y) for y in outputs])
-    with open(f'case{k}.json', 'w') as f:
+    with open(f'case{k}.part', 'w') as f:
         json.dump(note, f)
+    os.replace(f'case{k}.part', f'case{k}.json')  # the parent counts a case done by this file
 
 # %% ../../nbs/e4d_runtime_children.ipynb #88352025
 def _version(dist: str) -> str:
@@ -311,41 +354,53 @@ def ncnn_versions() -> dict:
 
 # %% ../../nbs/e4d_runtime_children.ipynb #e6f3fd95
 def _pnnx(path: str, inputs: list, work: str) -> tuple:
-    "pnnx's ncnn model of the ONNX model, written in `work`: (its param text, what pnnx said)."
+    """pnnx's ncnn model of the ONNX model, written in `work`: (its param text, what pnnx said,
+    the inference script pnnx wrote beside it)."""
     exe = os.path.join(os.path.dirname(importlib.util.find_spec('pnnx').origin), 'pnnx')
     model = os.path.join(work, 'model.onnx')
     shutil.copyfile(path, model)
     shapes = ','.join('[' + ','.join(map(str, x.shape)) + ']' for x in inputs)
     said = _converted([exe, model, f'inputshape={shapes}'], 'pnnx', work)
-    param = os.path.join(work, 'model.ncnn.param')
+    param, script = os.path.join(work, 'model.ncnn.param'), os.path.join(work, 'model_ncnn.py')
     if not os.path.exists(param):
         raise Refusal('pnnx', 'wrote no ncnn model')
-    with open(param) as f:
-        return f.read(), said
+    with open(param) as f, open(script) as g:
+        return f.read(), said, g.read()
 
 # %% ../../nbs/e4d_runtime_children.ipynb #208ccf5c
 def run_ncnn(path: str, inputs: list, work: str) -> tuple:
-    """ncnn: pnnx converts the ONNX model to an ncnn model in `work`; ncnn runs it (its tensors
-    drop the batch axis: an input of shape (1, C, H, W) is fed as (C, H, W))."""
+    """ncnn: pnnx converts the ONNX model to an ncnn model in `work`; ncnn runs it, each blob with
+    the batch axis pnnx's own inference script gives it (`batch_index`: 0 where pnnx dropped the
+    batch axis, 233 where it kept every axis)."""
     ncnn = importlib.import_module('ncnn')
-    param, said = _pnnx(path, inputs, work)
-    if any(s.split()[0] == 'Resize' for s in param.splitlines()[2:] if s.strip()):
-        ignored = [s for s in said.splitlines() if s.startswith('ignore Resize')]
-        raise Refusal('pnnx', 'left a Resize layer that ncnn does not have'
-                      + (f' ({ignored[0]})' if ignored else ''))
+    param, said, script = _pnnx(path, inputs, work)
+    _ncnn_has_every_layer(param, said)
+    batch = dict(re.findall(r'(in\d+|out\d+)\.numpy\(\), batch_index=(\d+)', script) +
+                 re.findall(r'(out\d+)\.numpy\(batch_index=(\d+)\)', script))
     net = ncnn.Net()
     net.load_param(os.path.join(work, 'model.ncnn.param'))
     net.load_model(os.path.join(work, 'model.ncnn.bin'))
     ex = net.create_extractor()
     for k, x in enumerate(inputs):
-        ex.input(f'in{k}', ncnn.Mat(np.ascontiguousarray(x.reshape(x.shape[1:]))))
+        ex.input(f'in{k}', ncnn.Mat(np.ascontiguousarray(x), batch_index=int(batch[f'in{k}'])))
     outs = []
     for k in range(len(_onnx_io(path)[1])):
         ret, y = ex.extract(f'out{k}')
         if ret != 0:
             raise Refusal('ncnn', f'extract out{k} returned {ret}')
-        outs.append(np.array(y)[None])
+        outs.append(y.numpy(batch_index=int(batch[f'out{k}'])))
     return outs, dict(converted='pnnx wrote ' + _interp_layers(param))
+
+# %% ../../nbs/e4d_runtime_children.ipynb #c0a79bfb
+def _ncnn_has_every_layer(param: str, said: str) -> None:
+    """Raise pnnx's refusal where it left a layer ncnn does not have: an ONNX `Resize` it did not
+    convert, or one of its own operators (a dotted name, e.g. `Tensor.slice` for a Gather)."""
+    kept = [s.split()[0] for s in param.splitlines()[2:] if s.strip()]
+    foreign = [t for t in kept if t == 'Resize' or '.' in t]
+    if foreign:
+        ignored = [s for s in said.splitlines() if s.startswith(f'ignore {foreign[0]}')]
+        raise Refusal('pnnx', f'left a {foreign[0]} layer, which ncnn does not have'
+                      + (f' ({ignored[0]})' if ignored else ''))
 
 # %% ../../nbs/e4d_runtime_children.ipynb #73e4eb02
 def _interp_layers(param: str) -> str:
@@ -372,12 +427,6 @@ def _onnx2tf(path: str, work: str) -> str:
         raise Refusal('onnx2tf', 'wrote no float32 TFLite model')
     return os.path.join(out, found[0])
 
-# %% ../../nbs/e4d_runtime_children.ipynb #1231eda7
-def _fits(x, shape) -> bool:
-    "Whether x is an input of `shape`: the same shape, or NCHW whose NHWC is `shape`."
-    nhwc = (x.shape[0], *x.shape[2:], x.shape[1]) if x.ndim == 4 else x.shape
-    return tuple(shape) in (tuple(x.shape), tuple(nhwc))
-
 # %% ../../nbs/e4d_runtime_children.ipynb #0a5ab7b2
 def _nhwc(x, shape):
     "x in the layout `shape` asks for: as it is, or NCHW moved to NHWC (onnx2tf's layout)."
@@ -388,19 +437,23 @@ def _nhwc(x, shape):
 # %% ../../nbs/e4d_runtime_children.ipynb #db8f21e9
 def run_litert(path: str, inputs: list, work: str) -> tuple:
     """LiteRT (TensorFlow Lite): onnx2tf converts the ONNX model, ai_edge_litert's interpreter
-    runs it; 4-D tensors are NHWC there and moved back to NCHW."""
+    runs its signature, inputs and outputs by their ONNX names; 4-D tensors are NHWC there and are
+    moved from and back to NCHW."""
     litert = importlib.import_module('ai_edge_litert.interpreter')
     it = litert.Interpreter(model_path=_onnx2tf(path, work))
-    it.allocate_tensors()
-    for d in it.get_input_details():  # its inputs in an order of its own: matched by shape
-        found = [x for x in inputs if _fits(x, d['shape'])]
-        if not found:
-            raise Refusal('onnx2tf', f"wrote an input of shape {list(d['shape'])}, no ONNX input's")
-        it.set_tensor(d['index'], _nhwc(found[0], d['shape']).astype(np.float32))
-    it.invoke()
+    run = it.get_signature_runner()
+    names, outputs = _onnx_io(path)
+    wanted = run.get_input_details()
+    lost = [n for n in names if n not in wanted]
+    if lost:
+        raise Refusal('onnx2tf', f'wrote no input named {lost[0]!r} (it has {sorted(wanted)})')
+    got = run(**{n: _nhwc(x, wanted[n]['shape']).astype(np.float32)
+                 for n, x in zip(names, inputs)})
+    missing = [o for o in outputs if o not in got]
+    if missing:
+        raise Refusal('onnx2tf', f'wrote no output named {missing[0]!r} (it has {sorted(got)})')
+    back = [np.transpose(got[o], (0, 3, 1, 2)) if got[o].ndim == 4 else got[o] for o in outputs]
     ops = sorted({d['op_name'] for d in it._get_ops_details()})
-    outs = [it.get_tensor(d['index']) for d in it.get_output_details()]
-    back = [np.transpose(y, (0, 3, 1, 2)) if y.ndim == 4 else y for y in outs]
     return back, dict(converted='onnx2tf wrote ' + ', '.join(ops))
 
 # %% ../../nbs/e4d_runtime_children.ipynb #4deb514f
