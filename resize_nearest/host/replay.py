@@ -277,7 +277,8 @@ def run_resize(kernel, x: np.ndarray, out_shape, *kernel_args) -> np.ndarray:
     """The kernel's output on the interpreter: replayed from this shape's recording, or a fresh run.
     `kernel_args`: trace-time arguments after the output shape (hashable: they key the cache)."""
     out_pixels = math.prod(out_shape[:-1])  # not np.prod: 9 us on a tuple, a third of a small call
-    replay = not _FRESH.get() and _memory.STATS.trace is None
+    counters = _memory.STATS.current()  # looked up once: replay merges into it on every call
+    replay = not _FRESH.get() and counters.trace is None
     if not replay or out_pixels * _INTP_BYTES > CACHE_BYTES:
         return _interpret(kernel, x, out_shape, None, kernel_args)
     out_shape = out_shape if type(out_shape) is tuple else tuple(out_shape)
@@ -287,7 +288,7 @@ def run_resize(kernel, x: np.ndarray, out_shape, *kernel_args) -> np.ndarray:
     if recording is None:
         recording = record(kernel, x.shape, x.dtype, out_shape, kernel_args)
         _store(key, recording)
-    _memory.STATS.merge(recording.stats)
+    counters.merge(recording.stats)
     return recording.apply(x)
 
 # %% ../../nbs/e2b_replay.ipynb #e2b-run-steps
