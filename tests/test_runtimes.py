@@ -126,3 +126,12 @@ def test_the_fix_replaces_a_node_wrong_only_in_a_runtime(stand_ins):
     assert plain[0]['action'].startswith('keep: every implementation audited copies the exact')
     _, changes = fix_report(model, engines=[runtimes.RuntimeEngine(['zeros'])])
     assert changes[0]['action'] == 'replaced: constant indices' and changes[0]['verified'].startswith('verified')
+
+
+def test_the_fix_is_verified_under_a_runtime(stand_ins):
+    "Each replaced node's Gathers, run by a runtime in a child (onnxruntime here), get its verdict."
+    model = str(one_resize(stand_ins, 26, 22, 'half_pixel', 'round_prefer_floor'))
+    _, changes = fix_report(model, every=True)
+    runtimes.verify_fix_runtimes(model, changes, names=['ort', 'segfault'])
+    assert changes[0]['runtimes']['ort'] == 'exact under ort (stand-in 1.0)'
+    assert changes[0]['runtimes']['segfault'] == 'crashed (SIGSEGV)'

@@ -257,7 +257,7 @@ def fix_verdicts(r, how: str, names=None, timeout: float = TIME_BOUND) -> dict:
 def verify_fix_runtimes(model, changes: list, inputs: dict = None, names=None, folder=None):
     """Each replaced node of `fix_report`'s changes verified under each runtime (`names`; None:
     `chosen_runtimes()`): its change row gets 'runtimes', {runtime: verdict} (changes updated in
-    place, and returned)."""
+    place, and returned). A change is matched to its record by where it is and its name."""
     names = chosen_runtimes() if names is None else names
     # a runtime not installed has said so in the audit's rows already
     names = [n for n in names if installed(RUNTIMES[n])]
@@ -265,12 +265,17 @@ def verify_fix_runtimes(model, changes: list, inputs: dict = None, names=None, f
         return changes
     records = {}
     for r in read_resizes(model, inputs, folder=folder):
-        records.setdefault(_key(r), r)
+        records.setdefault(_key(r)[:2], r)  # (where, name): what a change row names
     for c in changes:
+        if not c['action'].startswith('replaced'):
+            continue
         r = records.get((c['where'], c['node']))
-        if c['action'].startswith('replaced') and r is not None and not r.problem:
-            how = next(h for h in ('slices', 'constant', 'computed') if h in c['action'])
-            c['runtimes'] = fix_verdicts(r, how, names)
+        if r is None or r.problem:
+            why = r.problem if r is not None else 'no record of this node'
+            c['runtimes'] = {n: f'not verified: {why}' for n in names}
+            continue
+        how = next(h for h in ('slices', 'constant', 'computed') if h in c['action'])
+        c['runtimes'] = fix_verdicts(r, how, names)
     return changes
 
 # %% ../../nbs/46_runtimes.ipynb #13c1e060
