@@ -122,11 +122,13 @@ def check_command(in_text, out_text, as_json=False, mode='asymmetric', rounding=
 
 # %% ../nbs/52_cli.ipynb #f099bdd8
 def audit_command(path: str, as_json: bool = False, inputs: str = None, fix: str = None,
-                  every: bool = False, force: bool = False, torch_compile: bool = False) -> int:
+                  every: bool = False, force: bool = False, torch_compile: bool = False,
+                  fix_form: str = 'gather') -> int:
     """The `audit` command on an ONNX file: 1 when a nearest Resize is wrong on some implementation
     that ran, 4 when only on modelled ones, 3 when none is found wrong but some node could not be
     analysed; 2 when onnxruntime cannot load the model. With `fix`, the model made exact is
-    written there, checked and verified: 0 when every node that needs it was replaced, else 1."""
+    written there, checked and verified: 0 when every node that needs it was replaced, else 1.
+    The runtimes run once per node: the fix reads the audit's counts."""
     if importlib.util.find_spec('onnx') is None:
         _usage_error(
             'audit needs the onnx package: pip install "resize_nearest[onnx]" '
@@ -136,7 +138,8 @@ def audit_command(path: str, as_json: bool = False, inputs: str = None, fix: str
     proto = _read_model(path)  # read once: the audit and the fix take the proto
     if target is not None:
         _beside_external_data(fix, target, path, proto)
-    given, report = _audit_model(path, proto, inputs, torch_compile)
+    engines = engines_from_environment()
+    given, report = _audit_model(path, proto, inputs, torch_compile, engines)
     refusal = _onnxruntime_refusal(path, report)
     if refusal:
         return _refused(report, path, refusal, as_json)
@@ -146,7 +149,7 @@ def audit_command(path: str, as_json: bool = False, inputs: str = None, fix: str
         _print_report(report, path)
     if target is None:
         return _audit_status(report)
-    summary = _fixed(proto, path, target, given, every)
+    summary = _fixed(proto, path, target, given, every, fix_form, engines)
     if as_json:
         _write_json(dict(audit=report, fix=summary))
     else:
@@ -342,6 +345,9 @@ def _audit_arguments(audit_p):
     audit_p.add_argument('--every', action='store_true',
                          help='with --fix: replace every nearest resize, affected or not')
     audit_p.add_argument('--force', action='store_true', help='with --fix: replace OUT.onnx')
+    audit_p.add_argument('--fix-form', choices=('gather', 'slices'), default='gather',
+                         help='with --fix: Gathers of exact indices (default), or Slices and'
+                         ' Concats where the shapes are fixed (ncnn runs these, not Gathers)')
 
 # %% ../nbs/52_cli.ipynb #182fe073
 def build_parser() -> argparse.ArgumentParser:
@@ -399,10 +405,10 @@ def _run(a) -> int:
         return check_command(a.IN, a.OUT, a.json, a.coordinate_transformation_mode,
                              a.nearest_mode, a.torch_compile)
     if a.command == 'audit':
-        if (a.every or a.force) and not a.fix:
-            _usage_error('--every and --force go with --fix OUT.onnx')
+        if (a.every or a.force or a.fix_form != 'gather') and not a.fix:
+            _usage_error('--every, --force and --fix-form go with --fix OUT.onnx')
         return audit_command(a.MODEL, a.json, a.inputs, a.fix, a.every, a.force,
-                             a.torch_compile)
+                             a.torch_compile, a.fix_form)
     if a.command == 'sweep':
         if not 1 <= a.max <= 512:
             _usage_error(f'--max must be between 1 and 512, got {a.max}')

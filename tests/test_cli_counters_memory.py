@@ -153,12 +153,14 @@ def test_the_interpreter_takes_a_torch_bfloat16_tensor():
 
 @pytest.mark.parametrize('dtype, shape, out_hw', [
     (np.uint8, (1, 64, 64, 1), (4000, 4000)),
-    (np.float32, (1, 300, 400, 3), (2000, 2000)),
+    (np.float32, (1, 300, 400, 3), (2400, 2400)),
 ])
 def test_a_call_stays_within_the_memory_it_is_admitted_for(dtype, shape, out_hw):
     """tracemalloc sees NumPy's allocations. Outputs of millions of elements, so that what grows
-    with the output dominates the fixed on-chip allowance: the estimate bounds the peak, and is
-    not so loose that it would refuse calls that fit (at most four times the peak)."""
+    with the output dominates the fixed on-chip allowance (335 MB): the estimate bounds the peak,
+    and is not so loose that it would refuse calls that fit (at most four times the peak). A
+    recording holds about 10 bytes per float32 output element (int32 decoding), so the output is
+    17 million elements."""
     x = np.ones(shape, dtype)
     estimate = resize_memory_bytes(shape, (shape[0], *out_hw, shape[3]), x.itemsize)
     peaks = []
@@ -268,13 +270,17 @@ SIZE_TEXT = st.one_of(
 
 @settings(max_examples=40, deadline=None)
 @given(in_text=SIZE_TEXT, out_text=SIZE_TEXT, json_at=st.sampled_from([None, 0, 1, 2, 3]))
-def test_check_exits_0_1_or_2_and_its_json_always_parses(in_text, out_text, json_at):
+def test_check_exits_with_a_documented_status_and_its_json_always_parses(in_text, out_text,
+                                                                         json_at):
+    """check's statuses (cli.py's epilog): 0 exact everywhere, 1 a run wrong, 2 a usage error,
+    4 wrong only where modelled (2 -> 2x121: exact on every run, wrong in the modelled compiled
+    kernel)."""
     argv = ['check', in_text, out_text]
     if json_at is not None:
         argv.insert(json_at, '--json')
     stdout, stderr = _capture(argv)
     code, out, err = stdout
-    assert code in (0, 1, 2), (argv, code, err)
+    assert code in (0, 1, 2, 4), (argv, code, err)
     assert 'Traceback' not in err
     if json_at is not None:
         json.loads(out)

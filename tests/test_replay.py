@@ -140,3 +140,68 @@ def test_a_kernel_that_computes_on_its_input_is_not_recorded():
 
     with pytest.raises(RuntimeError, match='is not a copy of input elements'):
         record(add_one_kernel, (1, 4, 8, 1), np.int32, (1, 4, 8, 1))
+
+
+@pytest.mark.parametrize('step', [1 << 20, 64, 1])
+@pytest.mark.parametrize('itemsize', [1, 2, 4])
+def test_probe_digits_are_the_index_digits(monkeypatch, step, itemsize):
+    """Every probe element holds digit k of its flat (or pixel) index, against Python's own integer
+    arithmetic; a small STEP takes the branches a large image takes (runs longer than a step, many
+    pieces), and decoding the probes gives every index back."""
+    from resize_nearest.host import replay
+
+    monkeypatch.setattr(replay, 'STEP', step)
+    for size in (1, 2, 255, 256, 257, 70_000, 65_537 * 3):
+        shape = (1, size, 1, 1)
+        probes = list(replay.probe_inputs(shape, np.dtype(f'u{itemsize}')))
+        base = 1 << (8 * itemsize)
+        for k, probe in enumerate(probes):
+            expected = [(i // base**k) % base for i in range(0, size, max(1, size // 997))]
+            assert probe.reshape(-1)[:: max(1, size // 997)].tolist() == expected, (size, k)
+        assert (replay.decode(probes, itemsize) == np.arange(size)).all(), size
+        pixels = list(replay.pixel_probes((1, size, 1, 3), np.dtype(f'u{itemsize}')))
+        for k, probe in enumerate(pixels[: len(probes)]):
+            assert (probe.reshape(-1, 3) == probes[k].reshape(-1, 1)).all(), (size, k)
+
+
+BATCHES = (((5, 26, 26, 3), (22, 22)), ((4, 7, 41, 5), (9, 82)), ((9, 48, 96, 2), (24, 32)))
+
+
+@pytest.mark.parametrize('variant', [*VARIANTS, 'auto'])
+@pytest.mark.parametrize('dtype', (np.uint8, ml_dtypes.bfloat16, np.float32),
+                         ids=lambda d: np.dtype(d).name)
+def test_a_batch_recorded_on_three_images_equals_a_fresh_run(variant, dtype):
+    """Batches of 4 to 9 images, recorded on one, two and three of them and expanded where they
+    show one body per image (or recorded whole where not): the bits and every counter of a fresh
+    run of the whole batch."""
+    clear_cache()
+    for shape, out_hw in BATCHES:
+        if variant != 'auto' and VARIANTS[variant].problems(shape, out_hw, np.dtype(dtype).itemsize):
+            continue
+        x = random_bits(shape, dtype, seed=shape[0])
+        expected, fresh_counts = run(x, out_hw, variant, fresh=True)
+        y, counts = run(x, out_hw, variant, fresh=False)
+        np.testing.assert_array_equal(y.view(np.uint8), expected.view(np.uint8))
+        assert counts == fresh_counts
+
+
+def test_the_batch_expansion_is_taken_where_a_body_repeats_and_refused_where_a_dma_spans_it():
+    """The rowgather kernel loops over images (expanded: three small recordings); the residue
+    kernel moves the whole batch in each DMA, so its instructions grow with the batch (recorded
+    whole). Either way the result is a fresh run's."""
+    from resize_nearest.host import replay
+    from resize_nearest.kernels.backend import run_kernel
+    from resize_nearest.kernels.residue import resize_nearest_residue_kernel
+    from resize_nearest.kernels.rowgather import resize_nearest_rowgather_kernel
+
+    shape, out_shape = (6, 26, 26, 3), (6, 22, 22, 3)
+    taken = replay._record_batch(resize_nearest_rowgather_kernel, shape, np.dtype(np.uint8),
+                                 out_shape, ())
+    refused = replay._record_batch(resize_nearest_residue_kernel, shape, np.dtype(np.uint8),
+                                   out_shape, ())
+    assert taken is not None and refused is None
+    x = random_bits(shape, np.uint8, seed=3)
+    with nki_cpu.counting() as fresh:
+        expected = run_kernel(resize_nearest_rowgather_kernel, x, out_shape, backend='cpu')
+    np.testing.assert_array_equal(taken.apply(x), expected)
+    assert taken.stats.summary() == fresh.summary()

@@ -135,3 +135,23 @@ def test_the_fix_is_verified_under_a_runtime(stand_ins):
     runtimes.verify_fix_runtimes(model, changes, names=['ort', 'segfault'])
     assert changes[0]['runtimes']['ort'] == 'exact under ort (stand-in 1.0)'
     assert changes[0]['runtimes']['segfault'] == 'crashed (SIGSEGV)'
+
+
+def test_the_command_line_fix_replaces_a_node_wrong_only_in_a_runtime(stand_ins, capsys, monkeypatch):
+    """`audit --fix` with a runtime chosen: 26 -> 52 is exact everywhere but under the stand-in
+    'zeros', so the node is replaced without --every, and the runtime ran once for audit and fix;
+    `--fix-form slices` writes Slices instead of Gathers; --fix-form alone is a usage error."""
+    model = str(one_resize(stand_ins, 26, 52))
+    monkeypatch.setenv(runtimes.RUNTIMES_ENV, 'zeros')
+    runs = []
+    counted = runtimes.RuntimeEngine._count
+    monkeypatch.setattr(runtimes.RuntimeEngine, '_count',
+                        lambda self, *a: runs.append(a[0]) or counted(self, *a))
+    code, out, _ = run_cli(['audit', model, '--json', '--fix', str(stand_ins / 'exact.onnx')], capsys)
+    change = json.loads(out)['fix']['changes'][0]
+    assert code == 0 and change['action'] == 'replaced: constant indices' and len(runs) == 1
+    code, out, _ = run_cli(['audit', model, '--json', '--fix', str(stand_ins / 'slices.onnx'),
+                            '--fix-form', 'slices'], capsys)
+    assert code == 0 and json.loads(out)['fix']['changes'][0]['action'] == 'replaced: constant slices'
+    code, _, err = run_cli(['audit', model, '--fix-form', 'slices'], capsys)
+    assert code == 2 and '--fix-form' in err

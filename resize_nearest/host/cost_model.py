@@ -58,13 +58,18 @@ def _copy(src_dims, dst_dims, itemsize, times=1) -> Counter:
 # %% ../../nbs/24_cost_model.ipynb #b00f1647
 def _gather(blocks, width, itemsize, times=1) -> Counter:
     """{bytes: count} of gathers of `width`-element pieces, 128 per tile, from arrays of piece
-    starts."""
+    starts (each block starts a tile)."""
     out = Counter()
     for s in blocks:  # a descriptor: pieces that follow each other in the source, in a tile
-        cut = np.flatnonzero((np.diff(s) != width) | (np.arange(1, s.size) % TILE == 0)) + 1
-        lengths, counts = np.unique(np.diff(np.r_[0, cut, s.size]), return_counts=True)
-        out.update({int(n) * width * itemsize: int(k) * times for n, k in zip(lengths, counts)})
+        starts_run = np.empty(s.size, dtype=bool)
+        np.not_equal(np.diff(s), width, out=starts_run[1:])
+        starts_run[::TILE] = True  # a tile's first piece starts a descriptor
+        lengths = np.diff(np.flatnonzero(starts_run), append=s.size)
+        counts = np.bincount(lengths)  # lengths are 1..128: a count per length, no sort
+        found = np.flatnonzero(counts)
+        out.update({int(n) * width * itemsize: int(counts[n]) * times for n in found})
     return out
+
 
 # %% ../../nbs/24_cost_model.ipynb #90a02fa3
 def axis_sources(in_size: int, out_size: int, axis_map) -> np.ndarray:
@@ -81,14 +86,18 @@ def _flat_map_blocks(in_hw, out_hw, mode, block=1 << 18, maps=()):
     """The flat source-pixel map in tile-aligned blocks (memory stays flat on 4K and larger
     images); under `maps`, the source pixels of those axis maps."""
     n = out_hw[0] * out_hw[1]
-    if len(maps) == 0:
+    if mode != 'exact':  # the compiled kernel's float32 map is not separable
         for s in range(0, n, block):
             yield load_indices(in_hw, out_hw, mode, s, min(n, s + block))
         return
+    maps = maps or tuple((i, 0, o) for i, o in zip(in_hw, out_hw))  # the compiler's (d*in)//out
     rows, cols = (axis_sources(i, o, m) for i, o, m in zip(in_hw, out_hw, maps))
-    for s in range(0, n, block):
-        pixel = np.arange(s, min(n, s + block), dtype=np.int64)
-        yield rows[pixel // out_hw[1]] * in_hw[1] + cols[pixel % out_hw[1]]
+    out_w = out_hw[1]
+    for s in range(0, n, block):  # whole output rows around the block, cut to it: no divisions
+        first, last = s // out_w, -(-min(n, s + block) // out_w)
+        pixels = (rows[first:last, None] * in_hw[1] + cols).reshape(-1)
+        yield pixels[s - first * out_w : min(n, s + block) - first * out_w]
+
 
 # %% ../../nbs/24_cost_model.ipynb #4ff7209b
 class _Tally:

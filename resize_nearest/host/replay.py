@@ -12,7 +12,7 @@ import contextlib
 import contextvars
 import math
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 
 import numpy as np
 from resize_nearest.kernels import backend as _backend
@@ -33,22 +33,42 @@ def probe_digits(size: int, itemsize: int) -> int:
     return max(1, -(-max(size - 1, 1).bit_length() // (8 * itemsize)))
 
 # %% ../../nbs/e2b_replay.ipynb #badcc93d
+def fill_digit(out: np.ndarray, itemsize: int, k: int):
+    """Write digit `k` (base 2^(8*itemsize)) of each row's index 0..len(out)-1 into every element
+    of that row of `out`, an unsigned array. The digit's pattern repeats with a period: the first
+    period is written in pieces (np.repeat of at most `STEP` elements, or one slice per value where
+    the runs are longer), then copied forward, doubling; no index array of the whole input."""
+    n, base = len(out), 1 << (8 * itemsize)
+    run = base**k  # consecutive indices that share digit k
+    values = min(base, -(-n // run))  # the digit's values in its first period (cut to n)
+    first = min(n, values * run)
+    cols = (slice(None),) + (None,) * (out.ndim - 1)  # a digit per row, the same in every column
+    if run >= STEP:
+        for v in range(values):
+            out[v * run : (v + 1) * run] = v
+    for v in range(0, values if run < STEP else 0, max(1, STEP // run)):
+        digits = np.arange(v, min(values, v + max(1, STEP // run)), dtype=out.dtype)
+        piece = digits if run == 1 else np.repeat(digits, run)
+        out[v * run : v * run + piece.size] = piece[: first - v * run][cols]
+    filled = first  # a whole number of periods
+    while filled < n:
+        count = min(filled, n - filled)
+        out[filled : filled + count] = out[:count]
+        filled += count
+
+
+# %% ../../nbs/e2b_replay.ipynb #e2b-probe-inputs
 def probe_inputs(shape, dtype):
     """Arrays of `dtype` and `shape` whose raw bits hold the digits of each element's flat index,
-    as few as the largest index needs; made one at a time, in steps (no index array of the whole
-    input)."""
+    as few as the largest index needs; made one at a time."""
     dtype = np.dtype(dtype)
-    bits = 8 * dtype.itemsize
     size = int(np.prod(shape))
-    unsigned = np.dtype(f'u{dtype.itemsize}')
-    mask = np.uint32((1 << bits) - 1 if bits < 32 else 0xFFFFFFFF)
-    for k in range(probe_digits(size, dtype.itemsize)):
-        probe = np.empty(size, dtype=unsigned)
-        for s in range(0, size, STEP):  # sizes stay below 2^31 (the host API's limit)
-            index = np.arange(s, min(size, s + STEP), dtype=np.uint32)
-            probe[s : s + index.size] = (index >> np.uint32(bits * k)) & mask
+    for k in range(probe_digits(size, dtype.itemsize)):  # sizes stay below 2^31 (the API's limit)
+        probe = np.empty(size, dtype=f'u{dtype.itemsize}')
+        fill_digit(probe, dtype.itemsize, k)
         yield np.reshape(probe.view(dtype), shape)
         del probe  # before the next is made: with the caller's reference gone, one at a time
+
 
 # %% ../../nbs/e2b_replay.ipynb #73222f61
 def recording_bytes(x_shape, out_shape, itemsize: int) -> int:
@@ -56,31 +76,37 @@ def recording_bytes(x_shape, out_shape, itemsize: int) -> int:
     below): a probe and the interpreter's copy of it, the running output and its written mask, and
     the per-pixel map being folded. With element probes, the largest of three phases: the runs (one
     probe, the outputs so far, the running one's output and written mask), the decoding (the
-    outputs, the int64 map) and the per-pixel map (the map, its per-pixel form and a temporary of
-    it). Either with the temporaries of one step."""
+    outputs, the map: int32 while the digits fit it) and the per-pixel map (the map, and either its
+    per-pixel form with three temporaries and a mask, or, where it does not copy whole pixels, the
+    map widened to intp). Either with the temporaries of one step."""
     in_elements, out_elements = int(np.prod(x_shape)), int(np.prod(out_shape))
     out_pixels = out_elements // out_shape[-1]
-    steps = 24 * STEP  # a step's temporaries: int64 indices and shifted digits, uint32 digits
+    steps = 24 * STEP  # a step's temporaries: a probe's pieces, a folded digit and its mask
     if pixel_probe_count(x_shape, out_shape, itemsize):
         return 2 * in_elements * itemsize + out_elements * (itemsize + 1) + 8 * out_pixels + steps
     digits = probe_digits(in_elements, itemsize)
+    width = 4 if digits * itemsize <= 4 else 8  # bytes per decoded index
     runs = in_elements * itemsize + (digits + 1) * out_elements * itemsize + out_elements
-    decoding = digits * out_elements * itemsize + 8 * out_elements
-    mapping = 8 * out_elements + 17 * out_pixels
+    decoding = digits * out_elements * itemsize + width * out_elements
+    per_pixel = max((3 * width + 9) * out_pixels, 8 * out_elements)
+    mapping = width * out_elements + per_pixel
     return max(runs, decoding, mapping) + steps
+
 
 # %% ../../nbs/e2b_replay.ipynb #fda4edc3
 def decode(outputs, itemsize: int) -> np.ndarray:
-    "The flat source index of every output element, from the kernel's outputs on the probes."
-    bits = 8 * itemsize
-    unsigned = np.dtype(f'u{itemsize}')
-    digits = [np.reshape(np.ascontiguousarray(out).view(unsigned), -1) for out in outputs]
-    index = np.zeros(digits[0].size, dtype=np.int64)
-    for s in range(0, index.size, STEP):  # in steps: no temporaries the size of the output
-        part = index[s : s + STEP]
-        for k, digit in enumerate(digits):
-            part |= digit[s : s + STEP].astype(np.int64) << (bits * k)
-    return index
+    """The flat source index of every output element, from the kernel's outputs on the probes:
+    digit k is byte lane k (of `itemsize` bytes) of a little-endian integer, so each digit is one
+    strided copy and the index one view: int32 where the digits fit it (inputs below 2^31
+    elements, the host API's limit), else int64."""
+    digits = [np.reshape(np.ascontiguousarray(out).view(f'u{itemsize}'), -1) for out in outputs]
+    width = 4 if len(digits) * itemsize <= 4 else 8
+    lanes = np.zeros((digits[0].size, width // itemsize), dtype=f'<u{itemsize}')
+    for k, digit in enumerate(digits):
+        lanes[:, k] = digit
+    index = lanes.view(f'<i{width}').reshape(-1)
+    return index.astype(f'i{width}', copy=False)  # native byte order (no copy where it is)
+
 
 # %% ../../nbs/e2b_replay.ipynb #e2b-px-count
 def pixel_probe_count(x_shape, out_shape, itemsize: int) -> int:
@@ -100,23 +126,21 @@ def pixel_probe_count(x_shape, out_shape, itemsize: int) -> int:
 def pixel_probes(shape, dtype):
     """Arrays of `dtype` and `shape` whose raw bits hold one digit of each element's pixel index
     (the same in every channel), then, for several channels, one holding each element's channel
-    index: made one at a time, in steps of whole pixels."""
+    index: made one at a time."""
     dtype = np.dtype(dtype)
     bits, unsigned = 8 * dtype.itemsize, np.dtype(f'u{dtype.itemsize}')
     pixels, channels = int(np.prod(shape[:-1])), shape[-1]
-    mask = np.uint32((1 << bits) - 1 if bits < 32 else 0xFFFFFFFF)
-    rows = max(1, STEP // channels)
     for k in range(probe_digits(pixels, dtype.itemsize)):
         probe = np.empty((pixels, channels), dtype=unsigned)
-        for s in range(0, pixels, rows):
-            index = np.arange(s, min(pixels, s + rows), dtype=np.uint32)
-            probe[s : s + index.size] = ((index >> np.uint32(bits * k)) & mask)[:, None]
+        fill_digit(probe, dtype.itemsize, k)
         yield np.reshape(probe.view(dtype), shape)
         del probe
+    mask = np.uint32((1 << bits) - 1 if bits < 32 else 0xFFFFFFFF)
     for k in range(probe_digits(channels, dtype.itemsize) if channels > 1 else 0):
         digit = (np.arange(channels, dtype=np.uint32) >> np.uint32(bits * k)) & mask
         channel = np.broadcast_to(digit.astype(unsigned), (pixels, channels))
         yield np.reshape(channel.view(dtype), shape)
+
 
 # %% ../../nbs/e2b_replay.ipynb #e2b-px-fold
 def fold_pixel_digit(source, output, itemsize: int, k: int, pixel_digits: int) -> bool:
@@ -142,29 +166,44 @@ def fold_pixel_digit(source, output, itemsize: int, k: int, pixel_digits: int) -
 
 # %% ../../nbs/e2b_replay.ipynb #c3b7f6ce
 def pixel_map(elements: np.ndarray, channels: int):
-    "The source pixel of every output pixel when each one copies a whole source pixel, else None."
+    """The source pixel of every output pixel when each one copies a whole source pixel, else None:
+    channel 0 starts a source pixel, and channel c holds the element c after it."""
     per_pixel = np.reshape(elements, (-1, channels))
-    first = per_pixel[:, 0]
-    if not (first % channels == 0).all():
+    pixels, offset = np.divmod(per_pixel[:, 0], channels)
+    if offset.any():
         return None
-    rows, steps = max(1, STEP // channels), np.arange(channels)
-    for s in range(0, len(per_pixel), rows):  # in steps: no temporaries the size of the output
-        if not (per_pixel[s : s + rows] == per_pixel[s : s + rows, :1] + steps).all():
+    steps, rows = np.arange(channels, dtype=per_pixel.dtype), max(1, STEP // channels)
+    for s in range(0, len(per_pixel), rows):  # rows in steps: contiguous reads, small temporaries
+        block = per_pixel[s : s + rows]
+        if not ((block - block[:, :1]) == steps).all():
             return None
-    return (first // channels).astype(np.intp, copy=False)
+    return pixels.astype(np.intp, copy=False)
+
 
 # %% ../../nbs/e2b_replay.ipynb #59d80a87
 class Recording:
-    "What one interpreter run of a fixed kernel did: its source map and its counters."
+    """What one interpreter run of a fixed kernel did: its source map (`pixels` per output pixel
+    where it copies whole pixels, else `elements` per output element) and its counters."""
 
-    def __init__(self, elements, channels: int, out_shape, stats, pixels=None):
-        self.pixels = pixel_map(elements, channels) if pixels is None else pixels
-        self.elements = None if self.pixels is not None else elements.astype(np.intp, copy=False)
+    def __init__(self, out_shape, stats, pixels=None, elements=None):
+        self.pixels = pixels
+        self.elements = None if pixels is not None else elements.astype(np.intp, copy=False)
         self.out_shape, self.stats = tuple(out_shape), stats
+
+    @classmethod
+    def from_elements(cls, elements, channels: int, out_shape, stats):
+        "The recording of an element map: kept per pixel where it copies whole pixels."
+        pixels = pixel_map(elements, channels)
+        kept = None if pixels is not None else elements
+        return cls(out_shape, stats, pixels=pixels, elements=kept)
+
+    @property
+    def map(self) -> np.ndarray:
+        return self.pixels if self.pixels is not None else self.elements
 
     @property
     def nbytes(self) -> int:
-        return (self.pixels if self.pixels is not None else self.elements).nbytes
+        return self.map.nbytes
 
     def apply(self, x: np.ndarray) -> np.ndarray:
         "The kernel's output for input `x` (a new array; `x` is only read)."
@@ -174,6 +213,7 @@ class Recording:
             rows = x.reshape(-1, x.shape[-1])
             return rows.take(self.pixels, axis=0).reshape(self.out_shape)
         return x.reshape(-1).take(self.elements).reshape(self.out_shape)
+
 
 # %% ../../nbs/e2b_replay.ipynb #368804c5
 def _interpret(kernel, x, out_shape, stats=None, kernel_args=()):
@@ -188,9 +228,17 @@ def _interpret(kernel, x, out_shape, stats=None, kernel_args=()):
         _memory.STATS.close_block(stats, merge=False)
 
 # %% ../../nbs/e2b_replay.ipynb #e2b-rec-el
-def _record_elements(kernel, x_shape, dtype, out_shape, kernel_args):
+def _counters(trace: bool):
+    "Fresh counters for one recording run; with `trace`, listing its instructions too."
+    stats = _memory.Stats()
+    if trace:
+        stats.reset(trace=True)
+    return stats
+
+
+def _record_elements(kernel, x_shape, dtype, out_shape, kernel_args, trace=False):
     "(source element of every output element, the first run's counters) from element probes."
-    first = _memory.Stats()
+    first = _counters(trace)
     outputs = []
     for probe in probe_inputs(x_shape, dtype):  # not enumerate: it keeps the last item alive
         stats = _memory.Stats() if outputs else first
@@ -198,14 +246,15 @@ def _record_elements(kernel, x_shape, dtype, out_shape, kernel_args):
         del probe  # one probe alive at a time
     return decode(outputs, dtype.itemsize), first
 
+
 # %% ../../nbs/e2b_replay.ipynb #e2b-rec-px
-def _record_pixels(kernel, x_shape, dtype, out_shape, kernel_args):
+def _record_pixels(kernel, x_shape, dtype, out_shape, kernel_args, trace=False):
     """(source pixel of every output pixel, the first run's counters) from pixel probes, or None
     where the kernel does not copy whole pixels."""
     itemsize = np.dtype(dtype).itemsize
     pixel_digits = probe_digits(int(np.prod(x_shape[:-1])), itemsize)
     source = np.zeros(int(np.prod(out_shape[:-1])), dtype=np.intp)
-    first, k = _memory.Stats(), 0
+    first, k = _counters(trace), 0
     for probe in pixel_probes(x_shape, dtype):  # not enumerate: it keeps the last item alive
         stats = _memory.Stats() if k else first
         output = _interpret(kernel, probe, out_shape, stats, kernel_args)
@@ -215,19 +264,19 @@ def _record_pixels(kernel, x_shape, dtype, out_shape, kernel_args):
         k += 1
     return source, first
 
+
 # %% ../../nbs/e2b_replay.ipynb #7f020af6
-def record(kernel, x_shape, dtype, out_shape, kernel_args=()) -> Recording:
-    """Run `kernel` on the probe inputs with every check of a fresh run; keep its map and counters.
-    `kernel_args`: the kernel's trace-time arguments after the output shape."""
-    dtype = np.dtype(dtype)
+def _record_whole(kernel, x_shape, dtype, out_shape, kernel_args, trace=False) -> Recording:
+    """Run `kernel` on the probe inputs of the whole shape; with `trace`, the first run's counters
+    list its instructions too."""
     found = None
     if pixel_probe_count(x_shape, out_shape, dtype.itemsize):
-        found = _record_pixels(kernel, x_shape, dtype, out_shape, kernel_args)
+        found = _record_pixels(kernel, x_shape, dtype, out_shape, kernel_args, trace)
     if found is not None:
         size, index = int(np.prod(x_shape[:-1])), found[0]
-        recording = Recording(None, x_shape[-1], out_shape, found[1], pixels=index)
+        recording = Recording(out_shape, found[1], pixels=index)
     else:
-        index, first = _record_elements(kernel, x_shape, dtype, out_shape, kernel_args)
+        index, first = _record_elements(kernel, x_shape, dtype, out_shape, kernel_args, trace)
         size, recording = int(np.prod(x_shape)), None
     if index.size and (index.min() < 0 or index.max() >= size):
         raise RuntimeError(
@@ -235,7 +284,78 @@ def record(kernel, x_shape, dtype, out_shape, kernel_args=()) -> Recording:
             f' index {int(index.max())} of an input of {size}'
             f' {"pixels" if recording is not None else "elements"}'
         )
-    return recording or Recording(index, x_shape[-1], out_shape, first)
+    return recording or Recording.from_elements(index, x_shape[-1], out_shape, first)
+
+
+# %% ../../nbs/e2b_replay.ipynb #e2b-batch-helpers
+# a batch of more images than the last of these is recorded on these many images, and expanded
+BATCH_PROBES = (1, 2, 3)
+
+
+def _images(shape, images: int) -> tuple:
+    return (images,) + tuple(shape[1:])
+
+
+def _tiled(one_image: np.ndarray, images: int, unit: int) -> np.ndarray:
+    "The map of `images` images from one image's: image i reads its own, i * `unit` further on."
+    offsets = np.arange(images, dtype=np.intp)[:, None] * unit
+    return (offsets + one_image.astype(np.intp, copy=False)[None, :]).reshape(-1)
+
+
+def _instructions(stats) -> Counter:
+    "The multiset of a trace's instructions by what the counters see of each: engine, kind, size."
+    sizes = ('engine', 'kind', 'elements', 'descriptors', 'bytes', 'indirect')
+    return Counter(tuple(entry.get(k) for k in sizes) for entry in stats.trace)
+
+
+# %% ../../nbs/e2b_replay.ipynb #e2b-batch-record
+def _repeats_per_image(small, unit: int) -> bool:
+    """Whether recordings of 1, 2 and 3 images (`small`) show one fixed body repeated per image:
+    maps tiled at `unit` per image, whole instructions added, the same ones each time, one peak."""
+    if len({r.pixels is None for r in small}) != 1:
+        return False
+    if not all(np.array_equal(r.map, _tiled(small[0].map, n, unit))
+               for n, r in zip(BATCH_PROBES[1:], small[1:])):
+        return False
+    runs = [_instructions(r.stats) for r in small]
+    added = [later - earlier for earlier, later in zip(runs, runs[1:])]
+    kept = all(not earlier - later for earlier, later in zip(runs, runs[1:]))
+    peaks = {tuple(r.stats.live.peak.values()) for r in small}
+    return kept and added[0] == added[1] and len(peaks) == 1
+
+
+def _record_batch(kernel, x_shape, dtype, out_shape, kernel_args):
+    """The recording of a batch of `x_shape[0]` images from recordings of 1, 2 and 3 of them, or
+    None where they do not show one fixed body repeated per image."""
+    small = [
+        _record_whole(kernel, _images(x_shape, n), dtype, _images(out_shape, n), kernel_args, True)
+        for n in BATCH_PROBES
+    ]
+    pixels = small[0].pixels is not None
+    unit = int(np.prod(x_shape[1:-1] if pixels else x_shape[1:]))
+    if not _repeats_per_image(small, unit):
+        return None
+    one, two = small[0].stats, small[1].stats
+    step = _memory.Stats.combined([(two, 1), (one, -1)])
+    stats = _memory.Stats.combined([(one, 1), (step, x_shape[0] - 1)])
+    stats.trace = None  # the runs were traced to compare them; a recording's counters are not
+    index = _tiled(small[0].map, x_shape[0], unit)
+    return Recording(out_shape, stats, **{'pixels' if pixels else 'elements': index})
+
+
+# %% ../../nbs/e2b_replay.ipynb #e2b-record
+def record(kernel, x_shape, dtype, out_shape, kernel_args=()) -> Recording:
+    """Run `kernel` on the probe inputs with every check of a fresh run; keep its map and counters.
+    A batch of more than three images is recorded on one, two and three of them and expanded where
+    they show one body repeated per image. `kernel_args`: the kernel's trace-time arguments after
+    the output shape."""
+    dtype = np.dtype(dtype)
+    if x_shape[0] > BATCH_PROBES[-1]:
+        found = _record_batch(kernel, tuple(x_shape), dtype, tuple(out_shape), kernel_args)
+        if found is not None:
+            return found
+    return _record_whole(kernel, x_shape, dtype, out_shape, kernel_args)
+
 
 # %% ../../nbs/e2b_replay.ipynb #10f2cb15
 _CACHE = OrderedDict()

@@ -312,12 +312,13 @@ def _read_model(path: str):
         _model_error(path, e)
 
 # %% ../../nbs/e5b_cli_plumbing.ipynb #cb1e66c9
-def _audit_model(path: str, proto, inputs: str, torch_compile: bool) -> tuple:
-    "(the --inputs values, the audit of the model read once); what it cannot read: usage error."
+def _audit_model(path: str, proto, inputs: str, torch_compile: bool, engines=()) -> tuple:
+    """(the --inputs values, the audit of the model read once, with `engines`: the runtimes of
+    chapter 4.6); what it cannot read: usage error."""
     try:
         given = read_inputs(inputs, proto) if inputs else None
         return given, audit_onnx(proto, given, torch_compile, folder=_model_folder(path),
-                                 engines=engines_from_environment())
+                                 engines=engines)
     except ModelReadError as e:
         _model_error(path, e)
 
@@ -432,10 +433,13 @@ def _beside_external_data(fix: str, target: Path, model: str, proto):
                                " relative to its folder; write the fixed model beside it"))
 
 # %% ../../nbs/e5b_cli_plumbing.ipynb #3fb5ed7d
-def _fixed(proto, path, target: Path, given, every) -> dict:
-    "The fixed model: checked by onnx.checker (full, with shape inference), written, summarised."
-    fixed, changes = fix_report(proto, given, every, _model_folder(path))
-    verify_fix_runtimes(proto, changes, given, folder=_model_folder(path))  # chapter 4.6
+def _fixed(proto, path, target: Path, given, every, form: str = 'gather', engines=()) -> dict:
+    """The fixed model (Gathers, or Slices with `form` 'slices'; a node wrong only under one of
+    the `engines` is replaced too): checked by onnx.checker (full, with shape inference), written,
+    summarised."""
+    folder = _model_folder(path)
+    fixed, changes = fix_report(proto, given, every, folder, form=form, engines=engines)
+    verify_fix_runtimes(proto, changes, given, folder=folder)  # chapter 4.6
     checker = _checker(fixed, proto)
     failed = checker.startswith('FAILED') or any('FAILED' in c.get('verified', '') for c in changes)
     if not failed:  # a model that failed its checks is never written

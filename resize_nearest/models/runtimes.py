@@ -85,6 +85,8 @@ class RuntimeEngine:
         self.timeout, self.memory, self.versions = timeout, memory, {}
         self.sources = {rt.name: f'run: {rt.name} on CPU in a child process'
                         for rt in self.runtimes}
+        # each probe is run once: the audit and the fix that follows it ask about the same nodes
+        self._counted = {}
 
     def __call__(self, r, axes, out_shape) -> dict:
         "{runtime: wrong elements of the node's whole output, or why not counted}."
@@ -92,6 +94,16 @@ class RuntimeEngine:
         if math.prod(shape) > RUN_ELEMENTS_MAX:
             return {rt.name: f'not run: {math.prod(shape)} input elements (at most'
                              f' {RUN_ELEMENTS_MAX} for this check)' for rt in self.runtimes}
+        key = (model.SerializeToString(), tuple(out_shape))
+        if key not in self._counted:
+            wrong = self._count(r, axes, out_shape, model, shape)
+            self._counted[key] = (wrong, dict(self.sources))
+        wrong, sources = self._counted[key]
+        self.sources.update(sources)  # the bases as they were for this probe
+        return dict(wrong)
+
+    def _count(self, r, axes, out_shape, model, shape) -> dict:
+        "The runs behind `__call__`: each runtime on the probe model, in a child process."
         exact = _exact_image(r, axes, shape)
         x = np.arange(math.prod(shape), dtype=np.float32).reshape(shape)
         wrong = {}

@@ -481,9 +481,37 @@ def _merge_unlocked(self, other: 'Stats'):
     if self.trace is not None and other.trace is not None:
         self.trace.extend(other.trace)
 
+# %% ../../nbs/a2_nki_memory.ipynb #a2-combined
+def _combined(terms) -> 'Stats':
+    """New counters holding the sum of `coefficient * counts` over `terms`, (Stats, int) pairs
+    (a negative coefficient takes a difference), or None where a count comes out negative; each
+    peak is the largest of the terms'. The counts of runs that differ only in how often a fixed
+    body repeats combine this way (a run of n repeats: the first run plus n - 1 differences)."""
+    out = Stats()
+    for stats, k in terms:
+        settled = _settled(stats)
+        for name in _TALLIES:
+            mine = getattr(out, '_' + name)
+            for key, n in getattr(settled, '_' + name).items():
+                mine[key] = mine.get(key, 0) + n * k
+        for name in _TOTALS:
+            setattr(out, '_' + name, getattr(out, '_' + name) + getattr(settled, '_' + name) * k)
+        for kind, theirs in settled.live.peak.items():
+            out.live.peak[kind] = max(out.live.peak[kind], theirs)
+    for name in _TALLIES:
+        tally = getattr(out, '_' + name)
+        if any(n < 0 for n in tally.values()):
+            return None
+        setattr(out, '_' + name, Counter({key: n for key, n in tally.items() if n}))
+    if any(getattr(out, '_' + name) < 0 for name in _TOTALS):
+        return None
+    return out
+
+
 # %% ../../nbs/a2_nki_memory.ipynb #957d3260
 Stats.summary = _summary
 Stats.merge = _merge
+Stats.combined = staticmethod(_combined)
 
 # %% ../../nbs/a2_nki_memory.ipynb #d9334fab
 class _ThreadStats(threading.local):
