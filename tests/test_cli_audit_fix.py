@@ -123,7 +123,7 @@ def test_fix_refuses_an_existing_file_unless_forced(tmp_path, capsys):
 
 
 @pytest.mark.parametrize('args, message', [
-    (['--every'], '--every and --force go with --fix'),
+    (['--every'], '--every, --force and --fix-form go with --fix'),
     (['--fix', 'out.txt'], '--fix must name an .onnx file'),
 ])
 def test_fix_options_are_checked(tmp_path, capsys, args, message):

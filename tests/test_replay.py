@@ -12,6 +12,7 @@ from resize_nearest import nki_cpu
 from resize_nearest.host.api import resize_nearest
 from resize_nearest.host.replay import clear_cache, fresh_runs, record
 from resize_nearest.host.variants import VARIANTS
+from resize_nearest.kernels.backend import nisa, nl
 
 DTYPES = (np.float32, np.uint8, ml_dtypes.bfloat16, np.int16, np.float16, np.uint32)
 CASES = (((2, 26, 26, 3), (22, 22)), ((1, 7, 41, 5), (9, 82)), ((1, 48, 96, 2), (24, 32)))
@@ -40,7 +41,8 @@ def run(x, out_hw, variant, fresh):
 def test_replay_equals_a_fresh_run(variant, dtype):
     clear_cache()
     for shape, out_hw in CASES:
-        if variant != 'auto' and VARIANTS[variant].problems(shape, out_hw, np.dtype(dtype).itemsize):
+        itemsize = np.dtype(dtype).itemsize
+        if variant != 'auto' and VARIANTS[variant].problems(shape, out_hw, itemsize):
             continue  # strided needs an integer width ratio
         x = random_bits(shape, dtype)
         before = x.copy()
@@ -164,19 +166,21 @@ def test_probe_digits_are_the_index_digits(monkeypatch, step, itemsize):
             assert (probe.reshape(-1, 3) == probes[k].reshape(-1, 1)).all(), (size, k)
 
 
-BATCHES = (((5, 26, 26, 3), (22, 22)), ((4, 7, 41, 5), (9, 82)), ((9, 48, 96, 2), (24, 32)))
+# 7 and 9 images are expanded from three (where the kernel allows), 4 are recorded whole
+BATCHES = (((7, 26, 26, 3), (22, 22)), ((4, 7, 41, 5), (9, 82)), ((9, 48, 96, 2), (24, 32)))
 
 
 @pytest.mark.parametrize('variant', [*VARIANTS, 'auto'])
 @pytest.mark.parametrize('dtype', (np.uint8, ml_dtypes.bfloat16, np.float32),
                          ids=lambda d: np.dtype(d).name)
 def test_a_batch_recorded_on_three_images_equals_a_fresh_run(variant, dtype):
-    """Batches of 4 to 9 images, recorded on one, two and three of them and expanded where they
-    show one body per image (or recorded whole where not): the bits and every counter of a fresh
-    run of the whole batch."""
+    """Batches of 4 to 9 images, those above six recorded on one, two and three of them and expanded
+    where they show one body per image (else recorded whole): the bits and every counter of a
+    fresh run of the whole batch."""
     clear_cache()
     for shape, out_hw in BATCHES:
-        if variant != 'auto' and VARIANTS[variant].problems(shape, out_hw, np.dtype(dtype).itemsize):
+        itemsize = np.dtype(dtype).itemsize
+        if variant != 'auto' and VARIANTS[variant].problems(shape, out_hw, itemsize):
             continue
         x = random_bits(shape, dtype, seed=shape[0])
         expected, fresh_counts = run(x, out_hw, variant, fresh=True)
@@ -205,3 +209,47 @@ def test_the_batch_expansion_is_taken_where_a_body_repeats_and_refused_where_a_d
         expected = run_kernel(resize_nearest_rowgather_kernel, x, out_shape, backend='cpu')
     np.testing.assert_array_equal(taken.apply(x), expected)
     assert taken.stats.summary() == fresh.summary()
+
+
+def triangular_kernel(data_tensor, out_shape):
+    "Image b copied b + 1 times: each image adds one DMA more than the one before."
+    out = nl.ndarray(out_shape, dtype=data_tensor.dtype, buffer=nl.shared_hbm)
+    images, rest = out_shape[0], out_shape[1] * out_shape[2] * out_shape[3]
+    rows_in = data_tensor.reshape((images, rest))
+    rows_out = out.reshape((images, rest))
+    for b in nl.static_range(images):
+        for _ in nl.static_range(b + 1):
+            nisa.dma_copy(dst=rows_out.ap(pattern=[[rest, 1], [1, rest]], offset=b * rest),
+                          src=rows_in.ap(pattern=[[rest, 1], [1, rest]], offset=b * rest))
+    return out
+
+
+def neighbour_kernel(data_tensor, out_shape):
+    "Image b copies image b + 1 (the last one image 0): the same DMAs, not each image's own data."
+    out = nl.ndarray(out_shape, dtype=data_tensor.dtype, buffer=nl.shared_hbm)
+    images, rest = out_shape[0], out_shape[1] * out_shape[2] * out_shape[3]
+    rows_in = data_tensor.reshape((images, rest))
+    rows_out = out.reshape((images, rest))
+    for b in nl.static_range(images):
+        source = (b + 1) % images
+        nisa.dma_copy(dst=rows_out.ap(pattern=[[rest, 1], [1, rest]], offset=b * rest),
+                      src=rows_in.ap(pattern=[[rest, 1], [1, rest]], offset=source * rest))
+    return out
+
+
+@pytest.mark.parametrize('kernel', [triangular_kernel, neighbour_kernel])
+def test_a_batch_whose_images_differ_is_recorded_whole(kernel):
+    """Counters that grow faster than the batch, and a map that does not repeat per image: the
+    three small recordings show it, the expansion is refused, and the recording of 8 images is
+    a fresh run's."""
+    from resize_nearest.host import replay
+    from resize_nearest.kernels.backend import run_kernel
+
+    shape = (8, 2, 3, 1)
+    assert replay._record_batch(kernel, shape, np.dtype(np.uint8), shape, ()) is None
+    x = random_bits(shape, np.uint8, seed=5)
+    with nki_cpu.counting() as fresh:
+        expected = run_kernel(kernel, x, shape, backend='cpu')
+    recording = record(kernel, shape, np.uint8, shape)
+    np.testing.assert_array_equal(recording.apply(x), expected)
+    assert recording.stats.summary() == fresh.summary()

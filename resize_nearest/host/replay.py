@@ -41,16 +41,17 @@ def fill_digit(out: np.ndarray, itemsize: int, k: int):
     n, base = len(out), 1 << (8 * itemsize)
     run = base**k  # consecutive indices that share digit k
     values = min(base, -(-n // run))  # the digit's values in its first period (cut to n)
-    first = min(n, values * run)
+    period = min(n, values * run)  # elements of the first period (cut to n)
     cols = (slice(None),) + (None,) * (out.ndim - 1)  # a digit per row, the same in every column
-    if run >= STEP:
+    if run >= STEP:  # long runs: one slice fill per value
         for v in range(values):
             out[v * run : (v + 1) * run] = v
-    for v in range(0, values if run < STEP else 0, max(1, STEP // run)):
-        digits = np.arange(v, min(values, v + max(1, STEP // run)), dtype=out.dtype)
-        piece = digits if run == 1 else np.repeat(digits, run)
-        out[v * run : v * run + piece.size] = piece[: first - v * run][cols]
-    filled = first  # a whole number of periods
+    else:  # short runs: pieces of at most STEP elements
+        for v in range(0, values, STEP // run):
+            digits = np.arange(v, min(values, v + STEP // run), dtype=out.dtype)
+            piece = digits if run == 1 else np.repeat(digits, run)
+            out[v * run : v * run + piece.size] = piece[: period - v * run][cols]
+    filled = period  # a whole number of periods
     while filled < n:
         count = min(filled, n - filled)
         out[filled : filled + count] = out[:count]
@@ -63,7 +64,7 @@ def probe_inputs(shape, dtype):
     as few as the largest index needs; made one at a time."""
     dtype = np.dtype(dtype)
     size = int(np.prod(shape))
-    for k in range(probe_digits(size, dtype.itemsize)):  # sizes stay below 2^31 (the API's limit)
+    for k in range(probe_digits(size, dtype.itemsize)):
         probe = np.empty(size, dtype=f'u{dtype.itemsize}')
         fill_digit(probe, dtype.itemsize, k)
         yield np.reshape(probe.view(dtype), shape)
@@ -228,17 +229,36 @@ def _interpret(kernel, x, out_shape, stats=None, kernel_args=()):
         _memory.STATS.close_block(stats, merge=False)
 
 # %% ../../nbs/e2b_replay.ipynb #e2b-rec-el
-def _counters(trace: bool):
-    "Fresh counters for one recording run; with `trace`, listing its instructions too."
+class InstructionTally(Counter):
+    """A trace that keeps, instead of each instruction, how many ran of each engine, kind and size
+    (elements written, DMA descriptors and bytes, indirect or not): a few entries whatever the
+    image, where a listed trace holds hundreds of bytes per instruction."""
+
+    FIELDS = ('engine', 'kind', 'elements', 'descriptors', 'bytes', 'indirect')
+
+    def append(self, entry: dict):
+        self[tuple(entry.get(k) for k in self.FIELDS)] += 1
+
+    def extend(self, other):
+        "Add another tally (a run's own block joining this one), or trace entries."
+        if isinstance(other, Counter):
+            self.update(other)
+        else:
+            for entry in other:
+                self.append(entry)
+
+
+def _counters(tally: bool):
+    "Fresh counters for one recording run; with `tally`, an InstructionTally as their trace."
     stats = _memory.Stats()
-    if trace:
-        stats.reset(trace=True)
+    if tally:
+        stats.trace = InstructionTally()
     return stats
 
 
-def _record_elements(kernel, x_shape, dtype, out_shape, kernel_args, trace=False):
+def _record_elements(kernel, x_shape, dtype, out_shape, kernel_args, tally=False):
     "(source element of every output element, the first run's counters) from element probes."
-    first = _counters(trace)
+    first = _counters(tally)
     outputs = []
     for probe in probe_inputs(x_shape, dtype):  # not enumerate: it keeps the last item alive
         stats = _memory.Stats() if outputs else first
@@ -248,13 +268,13 @@ def _record_elements(kernel, x_shape, dtype, out_shape, kernel_args, trace=False
 
 
 # %% ../../nbs/e2b_replay.ipynb #e2b-rec-px
-def _record_pixels(kernel, x_shape, dtype, out_shape, kernel_args, trace=False):
+def _record_pixels(kernel, x_shape, dtype, out_shape, kernel_args, tally=False):
     """(source pixel of every output pixel, the first run's counters) from pixel probes, or None
     where the kernel does not copy whole pixels."""
     itemsize = np.dtype(dtype).itemsize
     pixel_digits = probe_digits(int(np.prod(x_shape[:-1])), itemsize)
     source = np.zeros(int(np.prod(out_shape[:-1])), dtype=np.intp)
-    first, k = _counters(trace), 0
+    first, k = _counters(tally), 0
     for probe in pixel_probes(x_shape, dtype):  # not enumerate: it keeps the last item alive
         stats = _memory.Stats() if k else first
         output = _interpret(kernel, probe, out_shape, stats, kernel_args)
@@ -266,17 +286,17 @@ def _record_pixels(kernel, x_shape, dtype, out_shape, kernel_args, trace=False):
 
 
 # %% ../../nbs/e2b_replay.ipynb #7f020af6
-def _record_whole(kernel, x_shape, dtype, out_shape, kernel_args, trace=False) -> Recording:
-    """Run `kernel` on the probe inputs of the whole shape; with `trace`, the first run's counters
-    list its instructions too."""
+def _record_whole(kernel, x_shape, dtype, out_shape, kernel_args, tally=False) -> Recording:
+    """Run `kernel` on the probe inputs of the whole shape; with `tally`, the first run's counters
+    tally its instructions by size too (`InstructionTally`)."""
     found = None
     if pixel_probe_count(x_shape, out_shape, dtype.itemsize):
-        found = _record_pixels(kernel, x_shape, dtype, out_shape, kernel_args, trace)
+        found = _record_pixels(kernel, x_shape, dtype, out_shape, kernel_args, tally)
     if found is not None:
         size, index = int(np.prod(x_shape[:-1])), found[0]
         recording = Recording(out_shape, found[1], pixels=index)
     else:
-        index, first = _record_elements(kernel, x_shape, dtype, out_shape, kernel_args, trace)
+        index, first = _record_elements(kernel, x_shape, dtype, out_shape, kernel_args, tally)
         size, recording = int(np.prod(x_shape)), None
     if index.size and (index.min() < 0 or index.max() >= size):
         raise RuntimeError(
@@ -288,7 +308,8 @@ def _record_whole(kernel, x_shape, dtype, out_shape, kernel_args, trace=False) -
 
 
 # %% ../../nbs/e2b_replay.ipynb #e2b-batch-helpers
-# a batch of more images than the last of these is recorded on these many images, and expanded
+# the image counts a batch is recorded on before it is expanded: only a batch of more images than
+# these add up to is expanded (a smaller one costs less recorded whole)
 BATCH_PROBES = (1, 2, 3)
 
 
@@ -302,55 +323,59 @@ def _tiled(one_image: np.ndarray, images: int, unit: int) -> np.ndarray:
     return (offsets + one_image.astype(np.intp, copy=False)[None, :]).reshape(-1)
 
 
-def _instructions(stats) -> Counter:
-    "The multiset of a trace's instructions by what the counters see of each: engine, kind, size."
-    sizes = ('engine', 'kind', 'elements', 'descriptors', 'bytes', 'indirect')
-    return Counter(tuple(entry.get(k) for k in sizes) for entry in stats.trace)
+def _added(earlier, later):
+    """What the `later` run's counters add to the `earlier` one's (Stats), or None where the later
+    run lacks an instruction of the earlier one (an instruction that grew) or a count falls."""
+    if earlier.trace - later.trace:  # a multiset difference: what only the earlier run issued
+        return None
+    return _memory.Stats.combined([(later, 1), (earlier, -1)])
 
 
 # %% ../../nbs/e2b_replay.ipynb #e2b-batch-record
-def _repeats_per_image(small, unit: int) -> bool:
-    """Whether recordings of 1, 2 and 3 images (`small`) show one fixed body repeated per image:
-    maps tiled at `unit` per image, whole instructions added, the same ones each time, one peak."""
-    if len({r.pixels is None for r in small}) != 1:
-        return False
-    if not all(np.array_equal(r.map, _tiled(small[0].map, n, unit))
-               for n, r in zip(BATCH_PROBES[1:], small[1:])):
-        return False
-    runs = [_instructions(r.stats) for r in small]
-    added = [later - earlier for earlier, later in zip(runs, runs[1:])]
-    kept = all(not earlier - later for earlier, later in zip(runs, runs[1:]))
-    peaks = {tuple(r.stats.live.peak.values()) for r in small}
-    return kept and added[0] == added[1] and len(peaks) == 1
+def _repeats_per_image(few, unit: int):
+    """What each further image adds to the counters (Stats), where recordings of 1, 2 and 3 images
+    (`few`, their counters with instruction tallies) show one fixed body repeated per image: maps
+    tiled at `unit` per image, whole instructions added, the same instructions and the same counts
+    each time, one on-chip peak; else None."""
+    if len({r.pixels is None for r in few}) != 1 or not all(
+        np.array_equal(r.map, _tiled(few[0].map, n, unit)) for n, r in zip(BATCH_PROBES, few)
+    ):
+        return None
+    steps = [_added(a.stats, b.stats) for a, b in zip(few, few[1:])]
+    if None in steps or len({tuple(r.stats.live.peak.values()) for r in few}) != 1:
+        return None
+    tallies = [b.stats.trace - a.stats.trace for a, b in zip(few, few[1:])]
+    same = tallies[0] == tallies[1] and steps[0].summary() == steps[1].summary()
+    return steps[0] if same else None
 
 
 def _record_batch(kernel, x_shape, dtype, out_shape, kernel_args):
     """The recording of a batch of `x_shape[0]` images from recordings of 1, 2 and 3 of them, or
-    None where they do not show one fixed body repeated per image."""
-    small = [
-        _record_whole(kernel, _images(x_shape, n), dtype, _images(out_shape, n), kernel_args, True)
-        for n in BATCH_PROBES
-    ]
-    pixels = small[0].pixels is not None
+    None where they do not show one fixed body repeated per image (found after two where it can)."""
+    few = []
+    for n in BATCH_PROBES:
+        few.append(_record_whole(kernel, _images(x_shape, n), dtype, _images(out_shape, n),
+                                 kernel_args, tally=True))
+        if n == 2 and _added(few[0].stats, few[1].stats) is None:
+            return None  # a grown instruction already: the third run would not change that
+    pixels = few[0].pixels is not None
     unit = int(np.prod(x_shape[1:-1] if pixels else x_shape[1:]))
-    if not _repeats_per_image(small, unit):
+    per_image = _repeats_per_image(few, unit)
+    if per_image is None:
         return None
-    one, two = small[0].stats, small[1].stats
-    step = _memory.Stats.combined([(two, 1), (one, -1)])
-    stats = _memory.Stats.combined([(one, 1), (step, x_shape[0] - 1)])
-    stats.trace = None  # the runs were traced to compare them; a recording's counters are not
-    index = _tiled(small[0].map, x_shape[0], unit)
+    stats = _memory.Stats.combined([(few[0].stats, 1), (per_image, x_shape[0] - 1)])
+    index = _tiled(few[0].map, x_shape[0], unit)
     return Recording(out_shape, stats, **{'pixels' if pixels else 'elements': index})
 
 
 # %% ../../nbs/e2b_replay.ipynb #e2b-record
 def record(kernel, x_shape, dtype, out_shape, kernel_args=()) -> Recording:
     """Run `kernel` on the probe inputs with every check of a fresh run; keep its map and counters.
-    A batch of more than three images is recorded on one, two and three of them and expanded where
-    they show one body repeated per image. `kernel_args`: the kernel's trace-time arguments after
-    the output shape."""
+    A batch of more than six images is recorded on one, two and three of them (six images' runs)
+    and expanded where they show one body repeated per image. `kernel_args`: the kernel's
+    trace-time arguments after the output shape."""
     dtype = np.dtype(dtype)
-    if x_shape[0] > BATCH_PROBES[-1]:
+    if x_shape[0] > sum(BATCH_PROBES):  # fewer images: recording them all costs less
         found = _record_batch(kernel, tuple(x_shape), dtype, tuple(out_shape), kernel_args)
         if found is not None:
             return found

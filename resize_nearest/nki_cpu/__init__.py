@@ -110,9 +110,12 @@ class Kernel:
 def _own_block(run):
     """`run()` counting into a block of its own that joins the counters around it at the end: runs
     at once on threads sharing one counting block neither see each other's live on-chip bytes nor
-    lose counts."""
+    lose counts. A traced block's run is traced alike, into a trace of the same kind (a list, or
+    whatever the caller traces into)."""
     mine = memory.Stats()
-    mine.reset(trace=STATS.trace is not None)
+    outer = STATS.trace
+    if outer is not None:
+        mine.trace = type(outer)()
     STATS.open_block(mine)
     try:
         return run()
