@@ -308,9 +308,9 @@ def _record_whole(kernel, x_shape, dtype, out_shape, kernel_args, tally=False) -
 
 
 # %% ../../nbs/e2b_replay.ipynb #e2b-batch-helpers
-# the image counts a batch is recorded on before it is expanded: only a batch of more images than
-# these add up to is expanded (a smaller one costs less recorded whole)
-BATCH_PROBES = (1, 2, 3)
+# a batch is expanded from runs on 1, 2 and 3 of its images (the counters of the first two, the
+# recording of the third: about five images' runs), so only a batch of more images than this
+BATCH_EXPANDS_FROM = 6
 
 
 def _images(shape, images: int) -> tuple:
@@ -332,50 +332,57 @@ def _added(earlier, later):
 
 
 # %% ../../nbs/e2b_replay.ipynb #e2b-batch-record
-def _repeats_per_image(few, unit: int):
-    """What each further image adds to the counters (Stats), where recordings of 1, 2 and 3 images
-    (`few`, their counters with instruction tallies) show one fixed body repeated per image: maps
-    tiled at `unit` per image, whole instructions added, the same instructions and the same counts
-    each time, one on-chip peak; else None."""
-    if len({r.pixels is None for r in few}) != 1 or not all(
-        np.array_equal(r.map, _tiled(few[0].map, n, unit)) for n, r in zip(BATCH_PROBES, few)
-    ):
+def _counted_run(kernel, x_shape, dtype, out_shape, kernel_args, images: int):
+    """The counters, with an instruction tally, of one run on `images` images of the batch: on
+    zeros, since no counter depends on the data."""
+    stats = _counters(tally=True)
+    x = np.zeros(_images(x_shape, images), dtype)
+    _interpret(kernel, x, _images(out_shape, images), stats, kernel_args)
+    return stats
+
+
+def _repeats_per_image(counted, three: Recording, unit: int):
+    """What each further image adds to the counters (Stats), where the counters of runs on 1, 2
+    and 3 images (`counted`) and the recording of 3 (`three`) show one fixed body repeated per
+    image: whole instructions added, the same instructions and counts each time, one on-chip peak,
+    and a map that repeats per image at `unit` further on; else None."""
+    steps = [_added(a, b) for a, b in zip(counted, counted[1:])]
+    if None in steps or len({tuple(s.live.peak.values()) for s in counted}) != 1:
         return None
-    steps = [_added(a.stats, b.stats) for a, b in zip(few, few[1:])]
-    if None in steps or len({tuple(r.stats.live.peak.values()) for r in few}) != 1:
+    tallies = [b.trace - a.trace for a, b in zip(counted, counted[1:])]
+    if tallies[0] != tallies[1] or steps[0].summary() != steps[1].summary():
         return None
-    tallies = [b.stats.trace - a.stats.trace for a, b in zip(few, few[1:])]
-    same = tallies[0] == tallies[1] and steps[0].summary() == steps[1].summary()
-    return steps[0] if same else None
+    one_image = three.map[: three.map.size // 3]
+    return steps[0] if np.array_equal(three.map, _tiled(one_image, 3, unit)) else None
 
 
 def _record_batch(kernel, x_shape, dtype, out_shape, kernel_args):
-    """The recording of a batch of `x_shape[0]` images from recordings of 1, 2 and 3 of them, or
-    None where they do not show one fixed body repeated per image (found after two where it can)."""
-    few = []
-    for n in BATCH_PROBES:
-        few.append(_record_whole(kernel, _images(x_shape, n), dtype, _images(out_shape, n),
-                                 kernel_args, tally=True))
-        if n == 2 and _added(few[0].stats, few[1].stats) is None:
-            return None  # a grown instruction already: the third run would not change that
-    pixels = few[0].pixels is not None
+    """The recording of a batch of `x_shape[0]` images from runs on 1, 2 and 3 of them (counted
+    runs of 1 and 2, a recording of 3), or None where they do not show one fixed body repeated per
+    image (found after the counted runs where it can)."""
+    counted = [_counted_run(kernel, x_shape, dtype, out_shape, kernel_args, n) for n in (1, 2)]
+    if _added(*counted) is None:
+        return None  # an instruction grew already: a third image would not change that
+    shape_3, out_3 = _images(x_shape, 3), _images(out_shape, 3)
+    three = _record_whole(kernel, shape_3, dtype, out_3, kernel_args, tally=True)
+    pixels = three.pixels is not None
     unit = int(np.prod(x_shape[1:-1] if pixels else x_shape[1:]))
-    per_image = _repeats_per_image(few, unit)
+    per_image = _repeats_per_image([*counted, three.stats], three, unit)
     if per_image is None:
         return None
-    stats = _memory.Stats.combined([(few[0].stats, 1), (per_image, x_shape[0] - 1)])
-    index = _tiled(few[0].map, x_shape[0], unit)
+    stats = _memory.Stats.combined([(counted[0], 1), (per_image, x_shape[0] - 1)])
+    index = _tiled(three.map[: three.map.size // 3], x_shape[0], unit)
     return Recording(out_shape, stats, **{'pixels' if pixels else 'elements': index})
 
 
 # %% ../../nbs/e2b_replay.ipynb #e2b-record
 def record(kernel, x_shape, dtype, out_shape, kernel_args=()) -> Recording:
     """Run `kernel` on the probe inputs with every check of a fresh run; keep its map and counters.
-    A batch of more than six images is recorded on one, two and three of them (six images' runs)
-    and expanded where they show one body repeated per image. `kernel_args`: the kernel's
+    A batch of more than six images is recorded from runs on one, two and three of them and
+    expanded where they show one body repeated per image. `kernel_args`: the kernel's
     trace-time arguments after the output shape."""
     dtype = np.dtype(dtype)
-    if x_shape[0] > sum(BATCH_PROBES):  # fewer images: recording them all costs less
+    if x_shape[0] > BATCH_EXPANDS_FROM:  # fewer images: recording them all costs less
         found = _record_batch(kernel, tuple(x_shape), dtype, tuple(out_shape), kernel_args)
         if found is not None:
             return found
