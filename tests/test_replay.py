@@ -211,29 +211,29 @@ def test_the_batch_expansion_is_taken_where_a_body_repeats_and_refused_where_a_d
     assert taken.stats.summary() == fresh.summary()
 
 
+def copy_image(data_tensor, out, dst_image: int, src_image: int):
+    "One DMA: output image `dst_image` from input image `src_image` (HBM to HBM, flat rows)."
+    images, rest = out.shape[0], out.shape[1] * out.shape[2] * out.shape[3]
+    rows_in = data_tensor.reshape((images, rest))
+    rows_out = out.reshape((images, rest))
+    nisa.dma_copy(dst=rows_out.ap(pattern=[[rest, 1], [1, rest]], offset=dst_image * rest),
+                  src=rows_in.ap(pattern=[[rest, 1], [1, rest]], offset=src_image * rest))
+
+
 def triangular_kernel(data_tensor, out_shape):
     "Image b copied b + 1 times: each image adds one DMA more than the one before."
     out = nl.ndarray(out_shape, dtype=data_tensor.dtype, buffer=nl.shared_hbm)
-    images, rest = out_shape[0], out_shape[1] * out_shape[2] * out_shape[3]
-    rows_in = data_tensor.reshape((images, rest))
-    rows_out = out.reshape((images, rest))
-    for b in nl.static_range(images):
+    for b in nl.static_range(out_shape[0]):
         for _ in nl.static_range(b + 1):
-            nisa.dma_copy(dst=rows_out.ap(pattern=[[rest, 1], [1, rest]], offset=b * rest),
-                          src=rows_in.ap(pattern=[[rest, 1], [1, rest]], offset=b * rest))
+            copy_image(data_tensor, out, b, b)
     return out
 
 
 def neighbour_kernel(data_tensor, out_shape):
     "Image b copies image b + 1 (the last one image 0): the same DMAs, not each image's own data."
     out = nl.ndarray(out_shape, dtype=data_tensor.dtype, buffer=nl.shared_hbm)
-    images, rest = out_shape[0], out_shape[1] * out_shape[2] * out_shape[3]
-    rows_in = data_tensor.reshape((images, rest))
-    rows_out = out.reshape((images, rest))
-    for b in nl.static_range(images):
-        source = (b + 1) % images
-        nisa.dma_copy(dst=rows_out.ap(pattern=[[rest, 1], [1, rest]], offset=b * rest),
-                      src=rows_in.ap(pattern=[[rest, 1], [1, rest]], offset=source * rest))
+    for b in nl.static_range(out_shape[0]):
+        copy_image(data_tensor, out, b, (b + 1) % out_shape[0])
     return out
 
 

@@ -341,18 +341,18 @@ def _counted_run(kernel, x_shape, dtype, out_shape, kernel_args, images: int):
     return stats
 
 
-def _repeats_per_image(counted, three: Recording, unit: int):
+def _repeats_per_image(counted, three: Recording, one_image: np.ndarray, unit: int):
     """What each further image adds to the counters (Stats), where the counters of runs on 1, 2
     and 3 images (`counted`) and the recording of 3 (`three`) show one fixed body repeated per
     image: whole instructions added, the same instructions and counts each time, one on-chip peak,
-    and a map that repeats per image at `unit` further on; else None."""
+    and a map that repeats `one_image`'s (the first third of it) at `unit` further on; else
+    None."""
     steps = [_added(a, b) for a, b in zip(counted, counted[1:])]
     if None in steps or len({tuple(s.live.peak.values()) for s in counted}) != 1:
         return None
     tallies = [b.trace - a.trace for a, b in zip(counted, counted[1:])]
     if tallies[0] != tallies[1] or steps[0].summary() != steps[1].summary():
         return None
-    one_image = three.map[: three.map.size // 3]
     return steps[0] if np.array_equal(three.map, _tiled(one_image, 3, unit)) else None
 
 
@@ -367,11 +367,12 @@ def _record_batch(kernel, x_shape, dtype, out_shape, kernel_args):
     three = _record_whole(kernel, shape_3, dtype, out_3, kernel_args, tally=True)
     pixels = three.pixels is not None
     unit = int(np.prod(x_shape[1:-1] if pixels else x_shape[1:]))
-    per_image = _repeats_per_image([*counted, three.stats], three, unit)
+    one_image = three.map[: three.map.size // 3]
+    per_image = _repeats_per_image([*counted, three.stats], three, one_image, unit)
     if per_image is None:
         return None
     stats = _memory.Stats.combined([(counted[0], 1), (per_image, x_shape[0] - 1)])
-    index = _tiled(three.map[: three.map.size // 3], x_shape[0], unit)
+    index = _tiled(one_image, x_shape[0], unit)
     return Recording(out_shape, stats, **{'pixels' if pixels else 'elements': index})
 
 

@@ -486,18 +486,16 @@ def _combined(terms) -> 'Stats':
     """New counters holding the sum of `coefficient * counts` over `terms`, (Stats, int) pairs
     (a negative coefficient takes a difference), or None where a count comes out negative; each
     peak is the largest of the terms'. The counts of runs that differ only in how often a fixed
-    body repeats combine this way (a run of n repeats: the first run plus n - 1 differences)."""
+    body repeats combine this way (a run of n repeats: the first run plus n - 1 differences).
+    The sum is a merge's: each term is owed as its snapshot times its coefficient, then paid."""
     out = Stats()
-    for stats, k in terms:
-        settled = _settled(stats)
-        for name in _TALLIES:
-            mine = getattr(out, '_' + name)
-            for key, n in getattr(settled, '_' + name).items():
-                mine[key] = mine.get(key, 0) + n * k
-        for name in _TOTALS:
-            setattr(out, '_' + name, getattr(out, '_' + name) + getattr(settled, '_' + name) * k)
-        for kind, theirs in settled.live.peak.items():
-            out.live.peak[kind] = max(out.live.peak[kind], theirs)
+    with _MERGE_LOCK:
+        for stats, k in terms:
+            snapshot = _snapshot(stats)
+            out._owed[snapshot] = out._owed.get(snapshot, 0) + k
+            for kind, theirs in stats.live.peak.items():
+                out.live.peak[kind] = max(out.live.peak[kind], theirs)
+        _pay_owed(out)
     for name in _TALLIES:
         tally = getattr(out, '_' + name)
         if any(n < 0 for n in tally.values()):
@@ -573,9 +571,13 @@ class Storage:
     """Flat memory of one allocation, with a shadow mask of written elements (`written is None`: all
     of it is written)."""
 
+    # (LiveBytes, kind, bytes per partition) for on-chip storage; a class default too, so that
+    # __del__ finds it on a Storage whose __init__ was interrupted (Ctrl-C) before setting it
+    live = None
+
     def __init__(self, size, dtype, buffer, name, data=None):
         self.dtype, self.buffer, self.name = np.dtype(dtype), buffer, name
-        self.live = None  # (LiveBytes, kind, bytes per partition) for on-chip storage
+        self.live = None
         if data is not None:  # a caller's array: shared read-only, copied on the first write
             self.data, self.written = data, None
             return
