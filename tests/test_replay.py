@@ -253,3 +253,126 @@ def test_a_batch_whose_images_differ_is_recorded_whole(kernel):
     recording = record(kernel, shape, np.uint8, shape)
     np.testing.assert_array_equal(recording.apply(x), expected)
     assert recording.stats.summary() == fresh.summary()
+
+
+def shipped_cases():
+    "(kernel, input shape, output shape, trace-time arguments): every shipped kernel, 3+ channels."
+    from resize_nearest.kernels.gather import (
+        resize_nearest_exact_kernel,
+        resize_nearest_fixed_dma_kernel,
+    )
+    from resize_nearest.kernels.residue import resize_nearest_residue_kernel
+    from resize_nearest.kernels.rowgather import resize_nearest_rowgather_kernel
+    from resize_nearest.kernels.rows import (
+        resize_nearest_hoisted_kernel,
+        resize_nearest_strided_kernel,
+    )
+    from resize_nearest.kernels.volumes import (
+        resize_nearest_depth_kernel,
+        resize_nearest_volume_residue_kernel,
+    )
+    return [
+        (resize_nearest_fixed_dma_kernel, (2, 26, 26, 3), (2, 22, 22, 3), ()),
+        (resize_nearest_exact_kernel, (2, 26, 26, 3), (2, 22, 22, 3), ()),
+        # 20,000 channels: two channel chunks of a 4-byte dtype
+        (resize_nearest_exact_kernel, (1, 3, 2, 20_000), (1, 2, 3, 20_000), ()),
+        (resize_nearest_hoisted_kernel, (1, 7, 41, 5), (1, 9, 300, 5), ()),
+        (resize_nearest_strided_kernel, (1, 12, 24, 3), (1, 8, 12, 3), ()),
+        (resize_nearest_rowgather_kernel, (1, 5, 700, 40), (1, 9, 500, 40), ()),
+        (resize_nearest_residue_kernel, (2, 24, 20, 3), (2, 60, 50, 3), ()),
+        (resize_nearest_volume_residue_kernel, (2, 4, 6, 6, 3), (2, 6, 4, 9, 3), ()),
+        (resize_nearest_depth_kernel, (2, 4, 3, 2, 5), (2, 6, 3, 2, 5), ((4, 0, 6),)),
+    ]
+
+
+@pytest.mark.parametrize('dtype', (np.uint8, ml_dtypes.bfloat16, np.float32),
+                         ids=lambda d: np.dtype(d).name)
+def test_a_dry_run_counts_what_a_run_on_data_counts(dtype):
+    """Every shipped kernel run dry (no values moved) and on random bits: the same counters, and
+    the same instructions by engine, kind, elements, descriptors and bytes."""
+    from resize_nearest.host import replay
+    from resize_nearest.kernels.backend import run_kernel
+
+    for kernel, shape, out_shape, extra in shipped_cases():
+        x = random_bits(shape, dtype)
+        with nki_cpu.counting(trace=True) as on_data:
+            run_kernel(kernel, x, out_shape, *extra, backend='cpu')
+        dry = replay._dry_counters(kernel, shape, np.dtype(dtype), out_shape, extra, tally=True)
+        assert dry is not None, kernel.__name__
+        assert dry.summary() == on_data.summary(), kernel.__name__
+        tally = replay.InstructionTally()
+        tally.extend(on_data.trace)
+        assert dry.trace == tally, kernel.__name__
+
+
+@pytest.mark.parametrize('dtype', (np.uint8, ml_dtypes.bfloat16, np.float32),
+                         ids=lambda d: np.dtype(d).name)
+def test_a_recording_on_one_channel_equals_a_fresh_run(monkeypatch, dtype):
+    """With the threshold lowered so that every shape takes it, each shipped kernel is recorded on
+    one channel plus a dry run: the replayed bits and every counter are a fresh run's."""
+    from resize_nearest.host import replay
+    from resize_nearest.kernels.backend import run_kernel
+
+    monkeypatch.setattr(replay, 'CHANNELS_REDUCED_FROM', 1)
+    reduced = []
+    real = replay._record_one_channel
+    monkeypatch.setattr(replay, '_record_one_channel', lambda *a: reduced.append(a) or real(*a))
+    for kernel, shape, out_shape, extra in shipped_cases():
+        x = random_bits(shape, dtype, seed=len(reduced))
+        with nki_cpu.counting() as fresh:
+            expected = run_kernel(kernel, x, out_shape, *extra, backend='cpu')
+        recording = record(kernel, shape, dtype, out_shape, extra)
+        np.testing.assert_array_equal(recording.apply(x).view(np.uint8), expected.view(np.uint8))
+        assert recording.stats.summary() == fresh.summary(), kernel.__name__
+    assert len(reduced) == len(shipped_cases())
+
+
+def test_a_kernel_that_computes_on_its_data_is_not_run_dry():
+    "Its dry run is refused (the values are not there), and its batch is counted on zeros."
+    from resize_nearest.host import replay
+
+    def add_one_kernel(data_tensor, out_shape):
+        out = nl.ndarray(out_shape, dtype=data_tensor.dtype, buffer=nl.shared_hbm)
+        rows = out_shape[0] * out_shape[1]
+        tile = nl.ndarray((rows, out_shape[2]), dtype=data_tensor.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=tile, src=data_tensor.reshape((rows, out_shape[2])))
+        nisa.tensor_scalar(dst=tile, data=tile, op0=nl.add, operand0=0.0)
+        nisa.dma_copy(dst=out.reshape((rows, out_shape[2])), src=tile)
+        return out
+
+    shape = (8, 2, 3, 1)
+    assert replay._dry_counters(add_one_kernel, shape, np.dtype(np.int32), shape, ()) is None
+    counted = replay._counted_run(add_one_kernel, shape, np.dtype(np.int32), shape, (), 2)
+    assert counted.summary()['compute_instructions'] == 1
+
+
+def channel_shift_kernel(data_tensor, out_shape):
+    "Channel c of pixel p from pixel p + c (mod the pixels): a map that depends on the channel."
+    out = nl.ndarray(out_shape, dtype=data_tensor.dtype, buffer=nl.shared_hbm)
+    pixels, channels = out_shape[1] * out_shape[2], out_shape[3]
+    flat_in = data_tensor.reshape((pixels, channels))
+    flat_out = out.reshape((pixels, channels))
+    for c in nl.static_range(channels):
+        for p in nl.static_range(pixels):
+            source = (p + c) % pixels
+            nisa.dma_copy(dst=flat_out.ap(pattern=[[channels, 1], [1, 1]], offset=p * channels + c),
+                          src=flat_in.ap(pattern=[[channels, 1], [1, 1]],
+                                         offset=source * channels + c))
+    return out
+
+
+def test_a_kernel_outside_the_shipped_ones_is_recorded_on_every_channel(monkeypatch):
+    """A kernel whose map depends on the channel is not in `CHANNEL_FREE`: it is recorded on all
+    of its channels, and its replay is a fresh run's."""
+    from resize_nearest.host import replay
+    from resize_nearest.kernels.backend import run_kernel
+
+    monkeypatch.setattr(replay, 'CHANNELS_REDUCED_FROM', 1)
+    shape = (1, 2, 3, 3)
+    x = random_bits(shape, np.uint8, seed=7)
+    with nki_cpu.counting() as fresh:
+        expected = run_kernel(channel_shift_kernel, x, shape, backend='cpu')
+    recording = record(channel_shift_kernel, shape, np.uint8, shape)
+    np.testing.assert_array_equal(recording.apply(x), expected)
+    assert recording.stats.summary() == fresh.summary()
+    assert not np.array_equal(expected, x)  # the kernel does move channels across pixels

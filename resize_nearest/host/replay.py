@@ -16,6 +16,7 @@ from collections import Counter, OrderedDict
 
 import numpy as np
 from resize_nearest.kernels import backend as _backend
+from resize_nearest.kernels import gather, residue, rowgather, rows, volumes
 from resize_nearest.nki_cpu import memory as _memory
 from resize_nearest.nki_cpu import isa as _isa
 
@@ -285,10 +286,56 @@ def _record_pixels(kernel, x_shape, dtype, out_shape, kernel_args, tally=False):
     return source, first
 
 
+# %% ../../nbs/e2b_replay.ipynb #e2b-one-channel
+# input elements from which an image of several channels is recorded on one channel: below, the
+# probes of every channel move little data, and the dry run would cost an instruction stream more
+CHANNELS_REDUCED_FROM = STEP
+
+
+# the shipped kernels. Each copies whole pixels by a map of the spatial shape alone: the channel
+# count changes its DMA shapes and its counters, never which source pixel an output pixel copies
+# (this appendix's check and tests/test_replay.py hold each to fresh runs)
+CHANNEL_FREE = frozenset((
+    gather.resize_nearest_fixed_dma_kernel, gather.resize_nearest_exact_kernel,
+    rows.resize_nearest_hoisted_kernel, rows.resize_nearest_strided_kernel,
+    residue.resize_nearest_residue_kernel, rowgather.resize_nearest_rowgather_kernel,
+    volumes.resize_nearest_volume_residue_kernel, volumes.resize_nearest_depth_kernel,
+))
+
+
+def _dry_counters(kernel, x_shape, dtype, out_shape, kernel_args, tally=False):
+    """The counters of a run on `x_shape` that moves no data (appendix A2's `dry_run`): every
+    instruction and every check of a run on data. None where the kernel computes with the values
+    it copies, which a dry run does not have."""
+    stats = _counters(tally)
+    stand_in = np.broadcast_to(np.zeros((), dtype), x_shape)  # read for its shape and dtype only
+    try:
+        with _memory.dry_run():
+            _interpret(kernel, stand_in, out_shape, stats, kernel_args)
+    except _memory.DryRunError:
+        return None
+    return stats
+
+
+def _record_one_channel(kernel, x_shape, dtype, out_shape, kernel_args, tally=False):
+    """The recording of a kernel of `CHANNEL_FREE` from the probes of one channel (its map) and a
+    dry run of the whole shape (its counters); None where the dry run cannot be made."""
+    stats = _dry_counters(kernel, x_shape, dtype, out_shape, kernel_args, tally)
+    if stats is None:
+        return None
+    one = _record_whole(kernel, (*x_shape[:-1], 1), dtype, (*out_shape[:-1], 1), kernel_args)
+    return Recording(out_shape, stats, pixels=one.map)
+
+
 # %% ../../nbs/e2b_replay.ipynb #7f020af6
 def _record_whole(kernel, x_shape, dtype, out_shape, kernel_args, tally=False) -> Recording:
     """Run `kernel` on the probe inputs of the whole shape; with `tally`, the first run's counters
-    tally its instructions by size too (`InstructionTally`)."""
+    tally its instructions by size too (`InstructionTally`). A large image of several channels,
+    for a kernel of `CHANNEL_FREE`, is recorded on one channel where it may be."""
+    if x_shape[-1] > 1 and math.prod(x_shape) >= CHANNELS_REDUCED_FROM and kernel in CHANNEL_FREE:
+        reduced = _record_one_channel(kernel, x_shape, dtype, out_shape, kernel_args, tally)
+        if reduced is not None:
+            return reduced
     found = None
     if pixel_probe_count(x_shape, out_shape, dtype.itemsize):
         found = _record_pixels(kernel, x_shape, dtype, out_shape, kernel_args, tally)
@@ -333,11 +380,15 @@ def _added(earlier, later):
 
 # %% ../../nbs/e2b_replay.ipynb #e2b-batch-record
 def _counted_run(kernel, x_shape, dtype, out_shape, kernel_args, images: int):
-    """The counters, with an instruction tally, of one run on `images` images of the batch: on
-    zeros, since no counter depends on the data."""
+    """The counters, with an instruction tally, of one run on `images` images of the batch: a dry
+    run (no counter depends on the data), or, where the kernel computes with its data, a run on
+    zeros."""
+    shape, out = _images(x_shape, images), _images(out_shape, images)
+    dry = _dry_counters(kernel, shape, dtype, out, kernel_args, tally=True)
+    if dry is not None:
+        return dry
     stats = _counters(tally=True)
-    x = np.zeros(_images(x_shape, images), dtype)
-    _interpret(kernel, x, _images(out_shape, images), stats, kernel_args)
+    _interpret(kernel, np.zeros(shape, dtype), out, stats, kernel_args)
     return stats
 
 

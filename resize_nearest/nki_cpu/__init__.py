@@ -31,13 +31,15 @@ __version__ = 'nki_cpu (resize_nearest interpreter of the NKI subset)'
 # %% ../../nbs/a6_nki_runtime.ipynb #be70398d
 def _to_numpy(x, handed=None):
     """Kernel results as NumPy arrays: a contiguous output's storage is handed over (it dies with
-    the call), anything shared is copied. An output in private HBM is refused (update guide
-    :387-400)."""
+    the call), anything shared is copied; a dry run's outputs are None. An output in private HBM
+    is refused (update guide :387-400)."""
     handed = set() if handed is None else handed
     if isinstance(x, Tensor):
         if x.buffer.name == 'private_hbm':
             where = 'nl.hbm (nl.private_hbm)'
             refuse('output-shared-hbm', f'kernel output {x.name} {x.shape} in {where}')
+        if x.storage.dry:
+            return None  # a dry run's output (memory's `dry_run`): no values to hand back
         v = read(x).reshape(x.shape)
         if not v.flags.writeable or id(x.storage) in handed:
             return v.copy()  # an input (read-only), or a storage already returned

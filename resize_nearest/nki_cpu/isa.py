@@ -493,6 +493,16 @@ def _copy_engine(engine_arg, dst, src) -> str:
         refuse('copy-engine', f'tensor_copy of {src.dtype} {src.name} with engine unknown')
     return where or 'vector'
 
+# %% ../../nbs/a3_nki_isa.ipynb #a3-dry-copy
+def _dry_copy(dst, *sources) -> bool:
+    """A copy in a dry run (memory's `dry_run`): where a source or the destination holds no values,
+    the destination becomes dry and nothing moves (True); the caller counts the copy as ever."""
+    if not any(x.storage.dry for x in (dst, *sources)):
+        return False
+    dst.storage.make_dry()
+    return True
+
+
 # %% ../../nbs/a3_nki_isa.ipynb #56e8f0fd
 def tensor_copy(dst, src, engine=engine.unknown, name=None):
     """Copy a tile: same dtype bit exact (NaN payloads, -0.0) on Vector and GpSimd, otherwise,
@@ -501,9 +511,10 @@ def tensor_copy(dst, src, engine=engine.unknown, name=None):
     _tile(src, 'src')
     _same_shape(dst, src, 'tensor_copy')
     where = _copy_engine(engine, dst, src)
-    v = read(src)
-    exact = src.dtype == dst.dtype and where != 'scalar'
-    write(dst, v if exact else cast_to(to_f32(v), dst.dtype))
+    if not _dry_copy(dst, src):
+        v = read(src)
+        exact = src.dtype == dst.dtype and where != 'scalar'
+        write(dst, v if exact else cast_to(to_f32(v), dst.dtype))
     STATS.record(
         where,
         'tensor_copy',
@@ -572,8 +583,9 @@ def nc_n_gather(dst, data, indices, name=None):
             f'nc_n_gather: index {int(idx.max() if idx.max() >= per else idx.min())} outside [0,'
             f' {per}) of data {data.shape}'
         )
-    v = np.take_along_axis(read(data).reshape(p, per), idx, axis=1)
-    write(dst, v.reshape(dst.shape))
+    if not _dry_copy(dst, data):
+        v = np.take_along_axis(read(data).reshape(p, per), idx, axis=1)
+        write(dst, v.reshape(dst.shape))
     STATS.record(
         'gpsimd',
         'nc_n_gather',
@@ -636,16 +648,17 @@ def _bulk_copy(dst, src, name) -> bool:
     (so, sd), (do, dd) = fs, fd
     _extent_ok(src, so, sd, 'src')
     _extent_ok(dst, do, dd, 'dst')
-    src.storage.check_written(lambda w: _strided(w, so, sd), 'dma_copy')
-    v = _strided(src.storage.data, so, sd)
-    if src.dtype != dst.dtype:
-        v = cast_to(to_f32(v), dst.dtype)
-    _strided(dst.storage.writable(), do, dd)[...] = v
     total = int(np.prod([n for _, n in sd]))
-    dst.storage.mark_written(
-        lambda w: _strided(w, do, dd),
-        whole=do == 0 and contiguous_run(dd) == total == dst.storage.data.size,
-    )
+    if not _dry_copy(dst, src):
+        src.storage.check_written(lambda w: _strided(w, so, sd), 'dma_copy')
+        v = _strided(src.storage.data, so, sd)
+        if src.dtype != dst.dtype:
+            v = cast_to(to_f32(v), dst.dtype)
+        _strided(dst.storage.writable(), do, dd)[...] = v
+        dst.storage.mark_written(
+            lambda w: _strided(w, do, dd),
+            whole=do == 0 and contiguous_run(dd) == total == dst.storage.data.size,
+        )
     run = min(contiguous_run(sd), contiguous_run(dd))
     STATS.record_dma(
         {run * src.dtype.itemsize: total // run},
@@ -696,6 +709,26 @@ def _record_gather(src_rows, valid, rowstride, width, itemsize, info):
     histogram = _histogram(runs * width * itemsize) if src_rows.size else {}
     STATS.record_dma(histogram, indirect=True, **info)
 
+# %% ../../nbs/a3_nki_isa.ipynb #a3-gather-values
+def _gather_values(dst, src, rows, valid, shape, within):
+    """Move the rows of an indirect gather (`_bulk_gather`): `rows` of the table into the tile of
+    `shape`, only the `valid` partitions where some are skipped (None: all)."""
+    base, (rows_n, width) = src.base, shape
+    pieces = [(src.rowstride, base.shape[0]), (1, width)]
+    table = lambda a: _strided(a, base.offset + within, pieces)  # rows x the piece read
+    src.storage.check_written(lambda w: table(w)[rows], 'dma_copy')
+    v = table(src.storage.data)[rows]
+    if src.dtype != dst.dtype:
+        v = cast_to(to_f32(v), dst.dtype)
+    rows_of = lambda a: a[dst.offset : dst.offset + dst.size].reshape(rows_n, width)
+    rows_of(dst.storage.writable())[slice(None) if valid is None else valid] = v
+    if valid is None:
+        whole = dst.offset == 0 and dst.size == dst.storage.data.size
+        dst.storage.mark_written(rows_of, whole=whole)
+    elif dst.storage.written is not None:
+        rows_of(dst.storage.written)[valid] = True
+
+
 # %% ../../nbs/a3_nki_isa.ipynb #99c8538b
 def _bulk_gather(dst, src, oob, name) -> bool:
     """An indirect gather of contiguous row pieces into a contiguous tile, by NumPy fancy indexing
@@ -714,19 +747,8 @@ def _bulk_gather(dst, src, oob, name) -> bool:
     rows, valid = _gathered_rows(src, start_row, oob)
     every = bool(valid.all())
     rows = rows if every else rows[valid]
-    pieces = [(src.rowstride, base.shape[0]), (1, width)]
-    table = lambda a: _strided(a, base.offset + within, pieces)  # rows x the piece read
-    src.storage.check_written(lambda w: table(w)[rows], 'dma_copy')
-    v = table(src.storage.data)[rows]
-    if src.dtype != dst.dtype:
-        v = cast_to(to_f32(v), dst.dtype)
-    rows_of = lambda a: a[dst.offset : dst.offset + dst.size].reshape(rows_n, width)
-    rows_of(dst.storage.writable())[slice(None) if every else valid] = v
-    if every:
-        whole = dst.offset == 0 and dst.size == dst.storage.data.size
-        dst.storage.mark_written(rows_of, whole=whole)
-    elif dst.storage.written is not None:
-        rows_of(dst.storage.written)[valid] = True
+    if not _dry_copy(dst, src):
+        _gather_values(dst, src, rows, valid if not every else None, (rows_n, width), within)
     info = dict(name=name, **_data_flow(dst, src))
     _record_gather(rows, valid, src.rowstride, width, src.dtype.itemsize, info)
     return True
@@ -800,10 +822,9 @@ def dma_copy(
         ((svalid, srows, src, 'src'), (dvalid, drows, dst, 'dst')), si2.shape[0], oob_mode
     )
     si2, di2 = si2[ok], di2[ok]
-    v = read(src, si2)
-    if src.dtype != dst.dtype:
-        v = cast_to(to_f32(v), dst.dtype)
-    write(dst, v, di2)
+    if not _dry_copy(dst, src):
+        v = read(src, si2)
+        write(dst, v if src.dtype == dst.dtype else cast_to(to_f32(v), dst.dtype), di2)
     STATS.record_dma(
         _histogram(_run_lengths(si2, di2) * src.dtype.itemsize),
         indirect=svalid is not None or dvalid is not None,

@@ -166,6 +166,12 @@ class MachineRuleError(NkiError):
     """An instruction or allocation that breaks a documented rule of the machine (rule and document
     named)."""
 
+# %% ../../nbs/a2_nki_memory.ipynb #a2-dry-error
+class DryRunError(RuntimeError):
+    """An instruction of a dry run (`dry_run`) computes with, or writes over, values that the run
+    does not hold: not a machine error, a run the dry mode cannot make."""
+
+
 # %% ../../nbs/a2_nki_memory.ipynb #558795d6
 _SDK = 'aws-neuron-sdk v2.29.1 '
 _ISA = _SDK + 'nki/api/nki/isa/__init__.py'
@@ -566,8 +572,50 @@ STATS = _CurrentStats()
 def _c_strides(shape: tuple) -> tuple:
     return tuple(int(prod(shape[i + 1 :])) for i in range(len(shape)))
 
+# %% ../../nbs/a2_nki_memory.ipynb #a2-no-values
+def _no_values(size: int, dtype) -> np.ndarray:
+    "A read-only stand-in of `size` elements that takes no memory: a dry storage's data."
+    return np.broadcast_to(np.zeros(1, dtype=dtype), (size,))
+
+
+# %% ../../nbs/a2_nki_memory.ipynb #a2-dry-run
+_DRY = contextvars.ContextVar('dry_run', default=False)
+
+
+@contextlib.contextmanager
+def dry_run():
+    """Inside the block a kernel's inputs hold no values, only their shapes and dtypes, and a copy
+    of such values moves none (it marks its destination dry): a run makes every check and counts
+    every instruction as a run on data does, without moving the data. An instruction that reads
+    or writes values of a dry storage raises `DryRunError`; a dry run's outputs come back as None
+    (section "Dry runs" below)."""
+    token = _DRY.set(True)
+    try:
+        yield
+    finally:
+        _DRY.reset(token)
+
+
+# %% ../../nbs/a2_nki_memory.ipynb #a2-dry-storage
+class _DryStorage:
+    "A storage's part in a dry run (`dry_run`): it may hold copies of values the run does not have."
+
+    dry = False
+
+    def refuse_if_dry(self, what: str):
+        if self.dry:
+            raise DryRunError(f'{what} of {self.name} ({self.buffer}): a dry run holds no values'
+                              ' there')
+
+    def make_dry(self):
+        """Drop the values and the written mask: the storage now holds a copy of values that the
+        dry run does not have (all of it: a later read of any part is refused)."""
+        self.dry, self.written = True, None
+        self.data = _no_values(self.data.size, self.dtype)
+
+
 # %% ../../nbs/a2_nki_memory.ipynb #40963ae5
-class Storage:
+class Storage(_DryStorage):
     """Flat memory of one allocation, with a shadow mask of written elements (`written is None`: all
     of it is written)."""
 
@@ -593,6 +641,7 @@ class Storage:
     def writable(self) -> np.ndarray:
         """The data, safe to write: a caller's read-only array is copied first (kernel inputs are
         never modified)."""
+        self.refuse_if_dry('a write')
         if not self.data.flags.writeable:
             self.data = self.data.copy()
         return self.data
@@ -600,6 +649,7 @@ class Storage:
     def check_written(self, where, what: str):
         """Raise `UninitializedReadError` if any element at `where` (slice, index array or strided
         view maker) is unwritten."""
+        self.refuse_if_dry(what)
         if self.written is None:
             return
         w = self.written[where] if not callable(where) else where(self.written)
@@ -622,6 +672,7 @@ class Storage:
             where(self.written)[...] = True
         else:
             self.written[where] = True
+
 
 # %% ../../nbs/a2_nki_memory.ipynb #8ce49efd
 def _reshape_count_refusal(t, shape):
@@ -873,6 +924,10 @@ def from_numpy(a: np.ndarray, buffer=shared_hbm, name='input') -> Tensor:
     """An HBM tensor holding `a`, as the runtime transfers an input: shared read-only, copied on
     write."""
     shape, dt, _, _ = _checked(a.shape, a.dtype, buffer, name)
+    if _DRY.get():  # its shape and dtype only (the array is not even read)
+        storage = Storage(prod(shape), dt, buffer, name, data=_no_values(prod(shape), dt))
+        storage.dry = True
+        return Tensor(storage, shape)
     flat = np.ascontiguousarray(a).reshape(-1).view()
     flat.flags.writeable = False  # the caller's array is never modified (Storage.writable copies)
     return Tensor(Storage(flat.size, dt, buffer, name, data=flat), shape)
