@@ -287,9 +287,16 @@ def _record_pixels(kernel, x_shape, dtype, out_shape, kernel_args, tally=False):
 
 
 # %% ../../nbs/e2b_replay.ipynb #e2b-one-channel
-# input elements from which an image of several channels is recorded on one channel: below, the
-# probes of every channel move little data, and the dry run would cost an instruction stream more
-CHANNELS_REDUCED_FROM = STEP
+# probe runs times input elements from which an image of several channels is recorded on one
+# channel: below, the probes of every channel move little data, and the dry run would cost one
+# more pass of the instruction stream than it saves
+CHANNELS_REDUCED_FROM = 1 << 18
+
+
+def probe_runs(x_shape, out_shape, itemsize: int) -> int:
+    "The runs on data of a recording on all of `x_shape`'s channels (pixel or element probes)."
+    pixels = pixel_probe_count(x_shape, out_shape, itemsize)
+    return pixels or probe_digits(math.prod(x_shape), itemsize)
 
 
 # the shipped kernels. Each copies whole pixels by a map of the spatial shape alone: the channel
@@ -332,7 +339,8 @@ def _record_whole(kernel, x_shape, dtype, out_shape, kernel_args, tally=False) -
     """Run `kernel` on the probe inputs of the whole shape; with `tally`, the first run's counters
     tally its instructions by size too (`InstructionTally`). A large image of several channels,
     for a kernel of `CHANNEL_FREE`, is recorded on one channel where it may be."""
-    if x_shape[-1] > 1 and math.prod(x_shape) >= CHANNELS_REDUCED_FROM and kernel in CHANNEL_FREE:
+    moved = probe_runs(x_shape, out_shape, dtype.itemsize) * math.prod(x_shape)
+    if x_shape[-1] > 1 and moved >= CHANNELS_REDUCED_FROM and kernel in CHANNEL_FREE:
         reduced = _record_one_channel(kernel, x_shape, dtype, out_shape, kernel_args, tally)
         if reduced is not None:
             return reduced
@@ -439,6 +447,17 @@ def record(kernel, x_shape, dtype, out_shape, kernel_args=()) -> Recording:
         if found is not None:
             return found
     return _record_whole(kernel, x_shape, dtype, out_shape, kernel_args)
+
+
+# %% ../../nbs/e2b_replay.ipynb #e2b-moves
+def recording_moves(kernel, x_shape, dtype, out_shape, kernel_args=()) -> tuple:
+    """(runs on data, bytes their DMAs move) of a recording of `x_shape` on all its channels, as
+    its probes choose them (pixel or element probes); the bytes per run from a dry run's counters,
+    so nothing is moved to count them."""
+    dtype = np.dtype(dtype)
+    runs = probe_runs(x_shape, out_shape, dtype.itemsize)
+    counted = _dry_counters(kernel, x_shape, dtype, out_shape, kernel_args)
+    return runs, runs * counted.summary()['dma_bytes']
 
 
 # %% ../../nbs/e2b_replay.ipynb #10f2cb15

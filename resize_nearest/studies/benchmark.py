@@ -129,11 +129,41 @@ print(json.dumps([seconds, before, peak_kib()]))
 '''
 
 # %% ../../nbs/35_performance.ipynb #p-cold
-def cold_call(x_shape, out_size, dtype: str) -> dict:
-    """The first call of a shape in a fresh process, after the import: its seconds, the process's
-    peak resident memory after it and how much the call raised that peak (MiB)."""
-    seconds, before, after = run_child(_COLD, json.dumps([list(x_shape), list(out_size), dtype]))
-    return dict(seconds=seconds, peak_MiB=after / 1024, call_MiB=(after - before) / 1024)
+# fresh processes per cold figure: on a virtual machine the first touch of a large output's pages
+# can cost many times the gather itself, and far more in one process than in the next, so a cold
+# figure is the median of a few (chapter 3.5 prints the samples of the large images)
+COLD_SAMPLES = 5
+
+
+def cold_call(x_shape, out_size, dtype: str, samples: int = COLD_SAMPLES) -> dict:
+    """The first call of a shape in a fresh process, after the import: the median seconds of
+    `samples` processes (and each one's), the largest peak resident memory after the call and how
+    much the call raised it (MiB)."""
+    case = json.dumps([list(x_shape), list(out_size), dtype])
+    runs = [run_child(_COLD, case) for _ in range(samples)]
+    before, after = max(((b, a) for _, b, a in runs), key=lambda r: r[1])
+    seconds = statistics.median(s for s, _, _ in runs)
+    return dict(seconds=seconds, samples=[s for s, _, _ in runs], peak_MiB=after / 1024,
+                call_MiB=(after - before) / 1024)
+
+# %% ../../nbs/35_performance.ipynb #p-npcold
+# NumPy's gather (`numpy_call` below) called first in a fresh process: its maps made and the image
+# written before the timing, so the time is the gather's and the first touch of its output's pages
+_NUMPY_COLD = '''
+import json, sys, time
+from resize_nearest.studies.benchmark import _random_image, numpy_call
+shape, out, dtype = json.loads(sys.argv[1])
+call = numpy_call(_random_image(tuple(shape), dtype), tuple(out))
+t0 = time.perf_counter()
+call()
+print(json.dumps(time.perf_counter() - t0))
+'''
+
+
+def numpy_cold_seconds(x_shape, out_size, dtype: str, samples: int = COLD_SAMPLES) -> float:
+    "Median seconds of NumPy's gather called first in a fresh process, as `cold_call` calls ours."
+    case = json.dumps([list(x_shape), list(out_size), dtype])
+    return statistics.median(run_child(_NUMPY_COLD, case) for _ in range(samples))
 
 # %% ../../nbs/35_performance.ipynb #p-np
 def numpy_call(x: np.ndarray, out_size):
@@ -173,8 +203,9 @@ def calls_per_sample(call) -> int:
 
 # %% ../../nbs/35_performance.ipynb #p-row
 def speed_row(x_shape, out_size, dtype: str = 'float32', repeats: int = 5) -> dict:
-    """One row: the cold call (`cold_call`), then medians of `repeats` interleaved samples of the
-    warm call, NumPy's gather and, for a volume, PyTorch's interpolate, with ratios and bounds."""
+    """One row: the cold call (`cold_call`) and NumPy's in fresh processes too, then medians of
+    `repeats` interleaved samples of the warm call, NumPy's gather and, for a volume, PyTorch's
+    interpolate, with ratios and bounds."""
     x = _random_image(x_shape, dtype)
     cold = cold_call(x_shape, out_size, dtype)
     calls = {'warm': lambda: resize_nearest(x, out_size, backend='cpu')}
@@ -185,6 +216,8 @@ def speed_row(x_shape, out_size, dtype: str = 'float32', repeats: int = 5) -> di
     number = calls_per_sample(calls['numpy'])
     med = median_seconds(calls, repeats, warmup=1, number=number)
     row = dict(case=f'{x_shape} -> {out_size}', dtype=dtype, cold_ms=cold['seconds'] * 1e3)
+    row['cold samples_ms'] = [s * 1e3 for s in cold['samples']]
+    row['numpy cold_ms'] = numpy_cold_seconds(x_shape, out_size, dtype) * 1e3
     row.update({f'{name}_ms': seconds * 1e3 for name, seconds in med.items()})
     row['cold / NumPy'] = cold['seconds'] / med['numpy']
     row['warm / NumPy'] = med['warm'] / med['numpy']
