@@ -13,6 +13,9 @@ from resize_nearest.host.api import resize_nearest
 from resize_nearest.host.replay import clear_cache, fresh_runs, record
 from resize_nearest.host.variants import VARIANTS
 from resize_nearest.kernels.backend import nisa, nl
+from resize_nearest.kernels.gather import gather_store_chunk
+from resize_nearest.kernels.tiles import dtype_bytes
+from resize_nearest.maps.plan import channel_chunk
 
 DTYPES = (np.float32, np.uint8, ml_dtypes.bfloat16, np.int16, np.float16, np.uint32)
 CASES = (((2, 26, 26, 3), (22, 22)), ((1, 7, 41, 5), (9, 82)), ((1, 48, 96, 2), (24, 32)))
@@ -256,7 +259,9 @@ def test_a_batch_whose_images_differ_is_recorded_whole(kernel):
 
 
 def shipped_cases():
-    "(kernel, input shape, output shape, trace-time arguments): every shipped kernel, 3+ channels."
+    """(kernel, input shape, output shape, trace-time arguments): every shipped kernel, 3+ channels,
+    the compiler's map and an ONNX convention's."""
+    from resize_nearest.host.request import resize_maps
     from resize_nearest.kernels.gather import (
         resize_nearest_exact_kernel,
         resize_nearest_fixed_dma_kernel,
@@ -271,44 +276,58 @@ def shipped_cases():
         resize_nearest_depth_kernel,
         resize_nearest_volume_residue_kernel,
     )
+    half_pixel = resize_maps((7, 41), (9, 300), 'half_pixel', 'round_prefer_ceil')
     return [
         (resize_nearest_fixed_dma_kernel, (2, 26, 26, 3), (2, 22, 22, 3), ()),
         (resize_nearest_exact_kernel, (2, 26, 26, 3), (2, 22, 22, 3), ()),
-        # 20,000 channels: two channel chunks of a 4-byte dtype
+        # 20,000 channels: two channel chunks of float32 (one of uint8 or bfloat16)
         (resize_nearest_exact_kernel, (1, 3, 2, 20_000), (1, 2, 3, 20_000), ()),
+        (resize_nearest_exact_kernel, (1, 7, 41, 5), (1, 9, 300, 5), (half_pixel,)),
         (resize_nearest_hoisted_kernel, (1, 7, 41, 5), (1, 9, 300, 5), ()),
+        (resize_nearest_hoisted_kernel, (1, 7, 41, 5), (1, 9, 300, 5), (half_pixel,)),
         (resize_nearest_strided_kernel, (1, 12, 24, 3), (1, 8, 12, 3), ()),
         (resize_nearest_rowgather_kernel, (1, 5, 700, 40), (1, 9, 500, 40), ()),
+        # a width ratio of 3 to 24: the row-gather kernel's nc_n_gather path
+        (resize_nearest_rowgather_kernel, (2, 3, 3, 5), (2, 7, 24, 5), ()),
+        (resize_nearest_rowgather_kernel, (1, 7, 41, 5), (1, 9, 300, 5), (half_pixel,)),
         (resize_nearest_residue_kernel, (2, 24, 20, 3), (2, 60, 50, 3), ()),
         (resize_nearest_volume_residue_kernel, (2, 4, 6, 6, 3), (2, 6, 4, 9, 3), ()),
         (resize_nearest_depth_kernel, (2, 4, 3, 2, 5), (2, 6, 3, 2, 5), ((4, 0, 6),)),
     ]
 
 
-@pytest.mark.parametrize('dtype', (np.uint8, ml_dtypes.bfloat16, np.float32),
-                         ids=lambda d: np.dtype(d).name)
-def test_a_dry_run_counts_what_a_run_on_data_counts(dtype):
-    """Every shipped kernel run dry (no values moved) and on random bits: the same counters, and
-    the same instructions by engine, kind, elements, descriptors and bytes."""
+def case_id(case) -> str:
+    kernel, shape, out_shape, extra = case
+    return f"{kernel.__name__.replace('resize_nearest_', '')}-{shape}-{'mapped' if extra else ''}"
+
+
+DTYPES_DRY = (np.uint8, ml_dtypes.bfloat16, np.float32)
+
+
+@pytest.mark.parametrize('case', shipped_cases(), ids=case_id)
+@pytest.mark.parametrize('dtype', DTYPES_DRY, ids=lambda d: np.dtype(d).name)
+def test_a_dry_run_counts_what_a_run_on_data_counts(case, dtype):
+    """A shipped kernel run dry (no values moved) and on random bits: the same counters, and the
+    same instructions by engine, kind, elements, descriptors and bytes."""
     from resize_nearest.host import replay
     from resize_nearest.kernels.backend import run_kernel
 
-    for kernel, shape, out_shape, extra in shipped_cases():
-        x = random_bits(shape, dtype)
-        with nki_cpu.counting(trace=True) as on_data:
-            run_kernel(kernel, x, out_shape, *extra, backend='cpu')
-        dry = replay._dry_counters(kernel, shape, np.dtype(dtype), out_shape, extra, tally=True)
-        assert dry is not None, kernel.__name__
-        assert dry.summary() == on_data.summary(), kernel.__name__
-        tally = replay.InstructionTally()
-        tally.extend(on_data.trace)
-        assert dry.trace == tally, kernel.__name__
+    kernel, shape, out_shape, extra = case
+    x = random_bits(shape, dtype)
+    with nki_cpu.counting(trace=True) as on_data:
+        run_kernel(kernel, x, out_shape, *extra, backend='cpu')
+    dry = replay._dry_counters(kernel, shape, np.dtype(dtype), out_shape, extra, tally=True)
+    assert dry is not None
+    assert dry.summary() == on_data.summary()
+    tally = replay.InstructionTally()
+    tally.extend(on_data.trace)
+    assert dry.trace == tally
 
 
-@pytest.mark.parametrize('dtype', (np.uint8, ml_dtypes.bfloat16, np.float32),
-                         ids=lambda d: np.dtype(d).name)
-def test_a_recording_on_one_channel_equals_a_fresh_run(monkeypatch, dtype):
-    """With the threshold lowered so that every shape takes it, each shipped kernel is recorded on
+@pytest.mark.parametrize('case', shipped_cases(), ids=case_id)
+@pytest.mark.parametrize('dtype', DTYPES_DRY, ids=lambda d: np.dtype(d).name)
+def test_a_recording_on_one_channel_equals_a_fresh_run(monkeypatch, case, dtype):
+    """With the threshold lowered so that every shape takes it, a shipped kernel is recorded on
     one channel plus a dry run: the replayed bits and every counter are a fresh run's."""
     from resize_nearest.host import replay
     from resize_nearest.kernels.backend import run_kernel
@@ -316,34 +335,109 @@ def test_a_recording_on_one_channel_equals_a_fresh_run(monkeypatch, dtype):
     monkeypatch.setattr(replay, 'CHANNELS_REDUCED_FROM', 1)
     reduced = []
     real = replay._record_one_channel
-    monkeypatch.setattr(replay, '_record_one_channel', lambda *a: reduced.append(a) or real(*a))
-    for kernel, shape, out_shape, extra in shipped_cases():
-        x = random_bits(shape, dtype, seed=len(reduced))
-        with nki_cpu.counting() as fresh:
-            expected = run_kernel(kernel, x, out_shape, *extra, backend='cpu')
-        recording = record(kernel, shape, dtype, out_shape, extra)
-        np.testing.assert_array_equal(recording.apply(x).view(np.uint8), expected.view(np.uint8))
-        assert recording.stats.summary() == fresh.summary(), kernel.__name__
-    assert len(reduced) == len(shipped_cases())
+    monkeypatch.setattr(replay, '_record_one_channel',
+                        lambda *a: reduced.append(real(*a)) or reduced[-1])
+    kernel, shape, out_shape, extra = case
+    x = random_bits(shape, dtype, seed=3)
+    with nki_cpu.counting() as fresh:
+        expected = run_kernel(kernel, x, out_shape, *extra, backend='cpu')
+    recording = record(kernel, shape, dtype, out_shape, extra)
+    np.testing.assert_array_equal(recording.apply(x).view(np.uint8), expected.view(np.uint8))
+    assert recording.stats.summary() == fresh.summary()
+    assert len(reduced) == 1 and reduced[0] is recording  # the one-channel path made it
 
 
-def test_a_kernel_that_computes_on_its_data_is_not_run_dry():
-    "Its dry run is refused (the values are not there), and its batch is counted on zeros."
+def add_zero_kernel(data_tensor, out_shape):
+    "Adds 0.0 to every element: its output is its input, but it computes with its data."
+    out = nl.ndarray(out_shape, dtype=data_tensor.dtype, buffer=nl.shared_hbm)
+    rows, columns = out_shape[0] * out_shape[1], out_shape[2] * out_shape[3]
+    tile = nl.ndarray((rows, columns), dtype=data_tensor.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=tile, src=data_tensor.reshape((rows, columns)))
+    nisa.tensor_scalar(dst=tile, data=tile, op0=nl.add, operand0=0.0)
+    nisa.dma_copy(dst=out.reshape((rows, columns)), src=tile)
+    return out
+
+
+def test_a_kernel_that_computes_on_its_data_is_not_run_dry(monkeypatch):
+    """Its dry run is refused (the values are not there): its batch is counted on zeros, and, made
+    to look like a shipped kernel, its image is recorded on every channel, as a fresh run."""
     from resize_nearest.host import replay
-
-    def add_one_kernel(data_tensor, out_shape):
-        out = nl.ndarray(out_shape, dtype=data_tensor.dtype, buffer=nl.shared_hbm)
-        rows = out_shape[0] * out_shape[1]
-        tile = nl.ndarray((rows, out_shape[2]), dtype=data_tensor.dtype, buffer=nl.sbuf)
-        nisa.dma_copy(dst=tile, src=data_tensor.reshape((rows, out_shape[2])))
-        nisa.tensor_scalar(dst=tile, data=tile, op0=nl.add, operand0=0.0)
-        nisa.dma_copy(dst=out.reshape((rows, out_shape[2])), src=tile)
-        return out
+    from resize_nearest.kernels.backend import run_kernel
 
     shape = (8, 2, 3, 1)
-    assert replay._dry_counters(add_one_kernel, shape, np.dtype(np.int32), shape, ()) is None
-    counted = replay._counted_run(add_one_kernel, shape, np.dtype(np.int32), shape, (), 2)
+    assert replay._dry_counters(add_zero_kernel, shape, np.dtype(np.int32), shape, ()) is None
+    counted = replay._counted_run(add_zero_kernel, shape, np.dtype(np.int32), shape, (), 2)
     assert counted.summary()['compute_instructions'] == 1
+    monkeypatch.setattr(replay, 'CHANNELS_REDUCED_FROM', 1)
+    monkeypatch.setattr(replay, 'CHANNEL_FREE', replay.CHANNEL_FREE | {add_zero_kernel})
+    shape = (1, 2, 3, 4)
+    x = np.arange(24, dtype=np.float32).reshape(shape)
+    with nki_cpu.counting() as fresh:
+        expected = run_kernel(add_zero_kernel, x, shape, backend='cpu')
+    recording = record(add_zero_kernel, shape, np.float32, shape)
+    np.testing.assert_array_equal(recording.apply(x), expected)
+    assert recording.stats.summary() == fresh.summary()
+
+
+def half_tile_kernel(data_tensor, out_shape):
+    "Loads half of a tile and stores all of it: a read of memory nothing wrote."
+    out = nl.ndarray(out_shape, dtype=data_tensor.dtype, buffer=nl.shared_hbm)
+    rows, columns = out_shape
+    tile = nl.ndarray((rows, columns), dtype=data_tensor.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=tile[:, 0 : columns // 2], src=data_tensor[:, 0 : columns // 2])
+    nisa.dma_copy(dst=out, src=tile)
+    return out
+
+
+def half_output_kernel(data_tensor, out_shape):
+    "Writes the first half of its output's rows only: an output left partly unwritten."
+    out = nl.ndarray(out_shape, dtype=data_tensor.dtype, buffer=nl.shared_hbm)
+    rows, columns = out_shape
+    tile = nl.ndarray((rows // 2, columns), dtype=data_tensor.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=tile, src=data_tensor[0 : rows // 2, :])
+    nisa.dma_copy(dst=out[0 : rows // 2, :], src=tile)
+    return out
+
+
+def first_chunk_only(data_flat, out_flat, load_indices, rows):
+    "The gather kernels' tile body, broken: only the first channel chunk is gathered and stored."
+    chunk = channel_chunk(data_flat.shape[1], dtype_bytes(data_flat.dtype))
+    gather_store_chunk(data_flat, out_flat, load_indices, rows, (0, min(chunk, data_flat.shape[1])))
+
+
+@pytest.mark.parametrize('kernel', [half_tile_kernel, half_output_kernel])
+def test_a_dry_run_refuses_what_a_run_on_data_refuses(kernel):
+    "A read of unwritten memory, and an output left partly unwritten, are refused dry too."
+    from resize_nearest.host import replay
+    from resize_nearest.kernels.backend import run_kernel
+
+    x = np.arange(32, dtype=np.float32).reshape(4, 8)
+    with pytest.raises(nki_cpu.UninitializedReadError):
+        run_kernel(kernel, x, (4, 8), backend='cpu')
+    with pytest.raises(nki_cpu.UninitializedReadError):
+        replay._dry_counters(kernel, (4, 8), np.dtype(np.float32), (4, 8), ())
+
+
+def test_a_shipped_kernel_broken_beyond_one_channel_is_refused_as_a_fresh_run_refuses_it(
+        monkeypatch):
+    """The exact kernel broken so that it stores only its first channel chunk: a fresh run reads
+    the unwritten rest of its output, and so does the dry run of the one-channel recording."""
+    from resize_nearest.host import replay
+    from resize_nearest.kernels import gather
+    from resize_nearest.kernels.backend import run_kernel
+
+    from resize_nearest.kernels import backend
+
+    monkeypatch.setattr(gather, 'gather_store_tile', first_chunk_only)
+    monkeypatch.setattr(backend, '_BOUND', {})  # kernels bound before the patch are bound anew
+    monkeypatch.setattr(replay, 'CHANNELS_REDUCED_FROM', 1)
+    kernel = gather.resize_nearest_exact_kernel
+    shape, out_shape = (1, 3, 2, 20_000), (1, 2, 3, 20_000)
+    x = random_bits(shape, np.float32)
+    with pytest.raises(nki_cpu.UninitializedReadError):
+        run_kernel(kernel, x, out_shape, backend='cpu')
+    with pytest.raises(nki_cpu.UninitializedReadError):
+        record(kernel, shape, np.float32, out_shape)
 
 
 def channel_shift_kernel(data_tensor, out_shape):

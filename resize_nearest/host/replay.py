@@ -288,8 +288,8 @@ def _record_pixels(kernel, x_shape, dtype, out_shape, kernel_args, tally=False):
 
 # %% ../../nbs/e2b_replay.ipynb #e2b-one-channel
 # probe runs times input elements from which an image of several channels is recorded on one
-# channel: below, the probes of every channel move little data, and the dry run would cost one
-# more pass of the instruction stream than it saves
+# channel: below, the probes of every channel move little data, and the dry run, one more pass
+# of the instruction stream, costs about what it saves
 CHANNELS_REDUCED_FROM = 1 << 18
 
 
@@ -310,6 +310,7 @@ CHANNEL_FREE = frozenset((
 ))
 
 
+# %% ../../nbs/e2b_replay.ipynb #e2b-dry-counters
 def _dry_counters(kernel, x_shape, dtype, out_shape, kernel_args, tally=False):
     """The counters of a run on `x_shape` that moves no data (appendix A2's `dry_run`): every
     instruction and every check of a run on data. None where the kernel computes with the values
@@ -324,14 +325,37 @@ def _dry_counters(kernel, x_shape, dtype, out_shape, kernel_args, tally=False):
     return stats
 
 
+# %% ../../nbs/e2b_replay.ipynb #e2b-one-map
+def one_channel_dtype(shape, out_shape, dtype) -> np.dtype:
+    """The dtype of a one-channel map's probes: float32 where the image's narrower dtype would take
+    more probe runs (a `CHANNEL_FREE` kernel's map is the spatial shape's alone), else the
+    image's."""
+    dtype = np.dtype(dtype)
+    fewer = probe_runs(shape, out_shape, 4) < probe_runs(shape, out_shape, dtype.itemsize)
+    return np.dtype(np.float32) if fewer else dtype
+
+
+def _one_channel_map(kernel, shape, dtype, out_shape, kernel_args) -> np.ndarray:
+    """The source pixel of every output pixel of a one-channel `shape`, from probes of
+    `one_channel_dtype` (of the image's dtype where the kernel refuses that one)."""
+    probe_dtype = one_channel_dtype(shape, out_shape, dtype)
+    if probe_dtype != dtype:
+        try:
+            return _record_whole(kernel, shape, probe_dtype, out_shape, kernel_args).map
+        except _memory.NkiError:  # a rule of that dtype: the image's own dtype decides
+            pass
+    return _record_whole(kernel, shape, dtype, out_shape, kernel_args).map
+
+
 def _record_one_channel(kernel, x_shape, dtype, out_shape, kernel_args, tally=False):
     """The recording of a kernel of `CHANNEL_FREE` from the probes of one channel (its map) and a
     dry run of the whole shape (its counters); None where the dry run cannot be made."""
     stats = _dry_counters(kernel, x_shape, dtype, out_shape, kernel_args, tally)
     if stats is None:
         return None
-    one = _record_whole(kernel, (*x_shape[:-1], 1), dtype, (*out_shape[:-1], 1), kernel_args)
-    return Recording(out_shape, stats, pixels=one.map)
+    one_in, one_out = (*x_shape[:-1], 1), (*out_shape[:-1], 1)
+    pixels = _one_channel_map(kernel, one_in, dtype, one_out, kernel_args)
+    return Recording(out_shape, stats, pixels=pixels)
 
 
 # %% ../../nbs/e2b_replay.ipynb #7f020af6
@@ -457,6 +481,8 @@ def recording_moves(kernel, x_shape, dtype, out_shape, kernel_args=()) -> tuple:
     dtype = np.dtype(dtype)
     runs = probe_runs(x_shape, out_shape, dtype.itemsize)
     counted = _dry_counters(kernel, x_shape, dtype, out_shape, kernel_args)
+    if counted is None:
+        raise ValueError(f'{kernel.__name__} computes with its data: a dry run cannot count it')
     return runs, runs * counted.summary()['dma_bytes']
 
 

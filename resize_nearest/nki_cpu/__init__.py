@@ -19,6 +19,7 @@ from resize_nearest.nki_cpu.memory import (
     MachineRuleError,
     from_numpy,
     read,
+    check_read,
     refuse,
     target_chip,
     nki_version,
@@ -38,8 +39,9 @@ def _to_numpy(x, handed=None):
         if x.buffer.name == 'private_hbm':
             where = 'nl.hbm (nl.private_hbm)'
             refuse('output-shared-hbm', f'kernel output {x.name} {x.shape} in {where}')
-        if x.storage.dry:
-            return None  # a dry run's output (memory's `dry_run`): no values to hand back
+        check_read(x, what='the kernel output')
+        if x.storage.dry:  # a dry run's output (memory's `dry_run`): written, but no values
+            return None
         v = read(x).reshape(x.shape)
         if not v.flags.writeable or id(x.storage) in handed:
             return v.copy()  # an input (read-only), or a storage already returned

@@ -24,6 +24,8 @@ from resize_nearest.nki_cpu.memory import (
     STATS,
     read,
     write,
+    check_read,
+    mark_write,
     refuse,
     setting,
     float32,
@@ -496,7 +498,8 @@ def _copy_engine(engine_arg, dst, src) -> str:
 # %% ../../nbs/a3_nki_isa.ipynb #a3-dry-copy
 def _dry_copy(dst, *sources) -> bool:
     """A copy in a dry run (memory's `dry_run`): where a source or the destination holds no values,
-    the destination becomes dry and nothing moves (True); the caller counts the copy as ever."""
+    the destination becomes dry and no value moves (True); the caller still checks that the source
+    was written, marks the destination written and counts the copy, as ever."""
     if not any(x.storage.dry for x in (dst, *sources)):
         return False
     dst.storage.make_dry()
@@ -511,7 +514,10 @@ def tensor_copy(dst, src, engine=engine.unknown, name=None):
     _tile(src, 'src')
     _same_shape(dst, src, 'tensor_copy')
     where = _copy_engine(engine, dst, src)
-    if not _dry_copy(dst, src):
+    if _dry_copy(dst, src):
+        check_read(src)
+        mark_write(dst)
+    else:
         v = read(src)
         exact = src.dtype == dst.dtype and where != 'scalar'
         write(dst, v if exact else cast_to(to_f32(v), dst.dtype))
@@ -551,10 +557,9 @@ def memset(dst, value, engine=engine.unknown, name=None):
         **_data_flow(dst, value),
     )
 
-# %% ../../nbs/a3_nki_isa.ipynb #02b-010-s11-2
-def nc_n_gather(dst, data, indices, name=None):
-    """dst[p, k] = data[p].flat[indices[p, k]]: a gather inside each partition on GpSimd (uint32
-    indices, bit-exact copy)."""
+# %% ../../nbs/a3_nki_isa.ipynb #a3-ncn-tiles
+def _nc_n_gather_tiles(dst, data, indices):
+    "nc_n_gather's tiles: all in SBUF, uint32 indices, the data's dtype out."
     for t, arg in ((dst, 'dst'), (data, 'data'), (indices, 'indices')):
         _tile(t, arg)
         if t.buffer.kind != 'sbuf':
@@ -565,6 +570,13 @@ def nc_n_gather(dst, data, indices, name=None):
         raise NkiError(f'nc_n_gather: indices must be uint32, got {indices.dtype}')
     if dst.dtype != data.dtype:
         raise NkiError(f'nc_n_gather: dst dtype {dst.dtype} must equal data dtype {data.dtype}')
+
+
+# %% ../../nbs/a3_nki_isa.ipynb #02b-010-s11-2
+def nc_n_gather(dst, data, indices, name=None):
+    """dst[p, k] = data[p].flat[indices[p, k]]: a gather inside each partition on GpSimd (uint32
+    indices, bit-exact copy)."""
+    _nc_n_gather_tiles(dst, data, indices)
     p = data.shape[0]
     if not dst.shape[0] == indices.shape[0] == p:
         raise NkiError(
@@ -583,7 +595,10 @@ def nc_n_gather(dst, data, indices, name=None):
             f'nc_n_gather: index {int(idx.max() if idx.max() >= per else idx.min())} outside [0,'
             f' {per}) of data {data.shape}'
         )
-    if not _dry_copy(dst, data):
+    if _dry_copy(dst, data):
+        check_read(data)
+        mark_write(dst)
+    else:
         v = np.take_along_axis(read(data).reshape(p, per), idx, axis=1)
         write(dst, v.reshape(dst.shape))
     STATS.record(
@@ -649,16 +664,16 @@ def _bulk_copy(dst, src, name) -> bool:
     _extent_ok(src, so, sd, 'src')
     _extent_ok(dst, do, dd, 'dst')
     total = int(np.prod([n for _, n in sd]))
+    src.storage.check_written(lambda w: _strided(w, so, sd), 'dma_copy')
     if not _dry_copy(dst, src):
-        src.storage.check_written(lambda w: _strided(w, so, sd), 'dma_copy')
         v = _strided(src.storage.data, so, sd)
         if src.dtype != dst.dtype:
             v = cast_to(to_f32(v), dst.dtype)
         _strided(dst.storage.writable(), do, dd)[...] = v
-        dst.storage.mark_written(
-            lambda w: _strided(w, do, dd),
-            whole=do == 0 and contiguous_run(dd) == total == dst.storage.data.size,
-        )
+    dst.storage.mark_written(
+        lambda w: _strided(w, do, dd),
+        whole=do == 0 and contiguous_run(dd) == total == dst.storage.data.size,
+    )
     run = min(contiguous_run(sd), contiguous_run(dd))
     STATS.record_dma(
         {run * src.dtype.itemsize: total // run},
@@ -712,16 +727,18 @@ def _record_gather(src_rows, valid, rowstride, width, itemsize, info):
 # %% ../../nbs/a3_nki_isa.ipynb #a3-gather-values
 def _gather_values(dst, src, rows, valid, shape, within):
     """Move the rows of an indirect gather (`_bulk_gather`): `rows` of the table into the tile of
-    `shape`, only the `valid` partitions where some are skipped (None: all)."""
+    `shape`, only the `valid` partitions where some are skipped (None: all); in a dry run only the
+    checks and the written mask."""
     base, (rows_n, width) = src.base, shape
     pieces = [(src.rowstride, base.shape[0]), (1, width)]
     table = lambda a: _strided(a, base.offset + within, pieces)  # rows x the piece read
     src.storage.check_written(lambda w: table(w)[rows], 'dma_copy')
-    v = table(src.storage.data)[rows]
-    if src.dtype != dst.dtype:
-        v = cast_to(to_f32(v), dst.dtype)
     rows_of = lambda a: a[dst.offset : dst.offset + dst.size].reshape(rows_n, width)
-    rows_of(dst.storage.writable())[slice(None) if valid is None else valid] = v
+    if not _dry_copy(dst, src):
+        v = table(src.storage.data)[rows]
+        if src.dtype != dst.dtype:
+            v = cast_to(to_f32(v), dst.dtype)
+        rows_of(dst.storage.writable())[slice(None) if valid is None else valid] = v
     if valid is None:
         whole = dst.offset == 0 and dst.size == dst.storage.data.size
         dst.storage.mark_written(rows_of, whole=whole)
@@ -747,8 +764,7 @@ def _bulk_gather(dst, src, oob, name) -> bool:
     rows, valid = _gathered_rows(src, start_row, oob)
     every = bool(valid.all())
     rows = rows if every else rows[valid]
-    if not _dry_copy(dst, src):
-        _gather_values(dst, src, rows, valid if not every else None, (rows_n, width), within)
+    _gather_values(dst, src, rows, valid if not every else None, (rows_n, width), within)
     info = dict(name=name, **_data_flow(dst, src))
     _record_gather(rows, valid, src.rowstride, width, src.dtype.itemsize, info)
     return True
@@ -822,7 +838,10 @@ def dma_copy(
         ((svalid, srows, src, 'src'), (dvalid, drows, dst, 'dst')), si2.shape[0], oob_mode
     )
     si2, di2 = si2[ok], di2[ok]
-    if not _dry_copy(dst, src):
+    if _dry_copy(dst, src):
+        check_read(src, si2)
+        mark_write(dst, di2)
+    else:
         v = read(src, si2)
         write(dst, v if src.dtype == dst.dtype else cast_to(to_f32(v), dst.dtype), di2)
     STATS.record_dma(

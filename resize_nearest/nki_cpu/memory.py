@@ -608,9 +608,10 @@ class _DryStorage:
                               ' there')
 
     def make_dry(self):
-        """Drop the values and the written mask: the storage now holds a copy of values that the
-        dry run does not have (all of it: a later read of any part is refused)."""
-        self.dry, self.written = True, None
+        """Drop the values, keep the written mask: the storage now holds a copy of values that the
+        dry run does not have (all of it: a later read of any part's values is refused), and which
+        of its elements were written is still tracked."""
+        self.dry = True
         self.data = _no_values(self.data.size, self.dtype)
 
 
@@ -649,7 +650,6 @@ class Storage(_DryStorage):
     def check_written(self, where, what: str):
         """Raise `UninitializedReadError` if any element at `where` (slice, index array or strided
         view maker) is unwritten."""
-        self.refuse_if_dry(what)
         if self.written is None:
             return
         w = self.written[where] if not callable(where) else where(self.written)
@@ -1119,10 +1119,21 @@ def _view(x):
     return lambda a: _strided(a, x.offset, list(zip(x.strides, x.shape)))
 
 # %% ../../nbs/a2_nki_memory.ipynb #ef76a652
+def check_read(x, idx=None, what: str = 'a read'):
+    """The check of a read of a tensor or access pattern (or of explicit storage indices `idx`),
+    without its values: raises `UninitializedReadError` where an element was never written."""
+    st = x.storage
+    if idx is None and (view := _view(x)) is not None:
+        st.check_written(view, what)
+        return
+    st.check_written(_indices(x) if idx is None else idx, what)
+
+
 def read(x, idx=None) -> np.ndarray:
     """Values of a tensor or access pattern (or of explicit storage indices `idx`), refusing
-    unwritten memory."""
+    unwritten memory, and a dry run's storage (`DryRunError`: it holds no values)."""
     st = x.storage
+    st.refuse_if_dry('a read')
     if idx is None and (view := _view(x)) is not None:
         st.check_written(view, 'a read')
         return view(st.data)
@@ -1131,6 +1142,15 @@ def read(x, idx=None) -> np.ndarray:
     return st.data[idx]
 
 # %% ../../nbs/a2_nki_memory.ipynb #a84fbe6a
+def mark_write(x, idx=None):
+    "Mark a tensor or access pattern (or explicit storage indices `idx`) written, values aside."
+    st = x.storage
+    if idx is None and (view := _view(x)) is not None:
+        st.mark_written(view, whole=x.contiguous and x.offset == 0 and x.size == st.data.size)
+        return
+    st.mark_written(_indices(x) if idx is None else idx)
+
+
 def write(x, values, idx=None):
     """Store `values` (already of x's dtype) into a tensor or access pattern (or explicit indices
     `idx`)."""
