@@ -80,7 +80,10 @@ def recording_bytes(x_shape, out_shape, itemsize: int) -> int:
     probe, the outputs so far, the running one's output and written mask), the decoding (the
     outputs, the map: int32 while the digits fit it) and the per-pixel map (the map, and either its
     per-pixel form with three temporaries and a mask, or, where it does not copy whole pixels, the
-    map widened to intp). Either with the temporaries of one step."""
+    map widened to intp). Either with the temporaries of one step. An image recorded on one channel
+    (the shipped kernels' way, below): `one_channel_bytes`."""
+    if _on_one_channel(x_shape, out_shape, itemsize):
+        return one_channel_bytes(x_shape, out_shape, itemsize)
     in_elements, out_elements = int(np.prod(x_shape)), int(np.prod(out_shape))
     out_pixels = out_elements // out_shape[-1]
     steps = 24 * STEP  # a step's temporaries: a probe's pieces, a folded digit and its mask
@@ -94,6 +97,22 @@ def recording_bytes(x_shape, out_shape, itemsize: int) -> int:
     mapping = width * out_elements + per_pixel
     return max(runs, decoding, mapping) + steps
 
+
+# %% ../../nbs/e2b_replay.ipynb #e2b-one-bytes
+def _on_one_channel(x_shape, out_shape, itemsize: int) -> bool:
+    "Whether a shipped kernel's image of this shape is recorded on one channel (`_record_whole`)."
+    moved = probe_runs(x_shape, out_shape, itemsize) * math.prod(x_shape)
+    return x_shape[-1] > 1 and moved >= CHANNELS_REDUCED_FROM
+
+
+def one_channel_bytes(x_shape, out_shape, itemsize: int) -> int:
+    """Bytes a recording on one channel holds at its peak beyond the input: the larger of its dry
+    run (the output's written mask, and a step's temporaries) and the recording of one channel, in
+    the probes' dtype or, where the kernel refuses that one, the image's."""
+    one_in, one_out = (*x_shape[:-1], 1), (*out_shape[:-1], 1)
+    probe = one_channel_dtype(one_in, one_out, np.dtype(f'u{itemsize}')).itemsize
+    one = max(recording_bytes(one_in, one_out, size) for size in {probe, itemsize})
+    return max(math.prod(out_shape) + 24 * STEP, one)
 
 # %% ../../nbs/e2b_replay.ipynb #fda4edc3
 def decode(outputs, itemsize: int) -> np.ndarray:
