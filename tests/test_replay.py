@@ -169,6 +169,19 @@ def test_probe_digits_are_the_index_digits(monkeypatch, step, itemsize):
             assert (probe.reshape(-1, 3) == probes[k].reshape(-1, 1)).all(), (size, k)
 
 
+def assert_recording_is_a_fresh_run(kernel, x, out_shape, extra=()):
+    """`record` of kernel on x's shape against a fresh interpreter run on x: the replayed bits and
+    every counter. Returns the fresh run's output and the recording."""
+    from resize_nearest.kernels.backend import run_kernel
+
+    with nki_cpu.counting() as fresh:
+        expected = run_kernel(kernel, x, out_shape, *extra, backend='cpu')
+    recording = record(kernel, x.shape, x.dtype, out_shape, extra)
+    np.testing.assert_array_equal(recording.apply(x).view(np.uint8), expected.view(np.uint8))
+    assert recording.stats.summary() == fresh.summary()
+    return expected, recording
+
+
 # 7 and 9 images are expanded from three (where the kernel allows), 4 are recorded whole
 BATCHES = (((7, 26, 26, 3), (22, 22)), ((4, 7, 41, 5), (9, 82)), ((9, 48, 96, 2), (24, 32)))
 
@@ -246,16 +259,10 @@ def test_a_batch_whose_images_differ_is_recorded_whole(kernel):
     three small recordings show it, the expansion is refused, and the recording of 8 images is
     a fresh run's."""
     from resize_nearest.host import replay
-    from resize_nearest.kernels.backend import run_kernel
 
     shape = (8, 2, 3, 1)
     assert replay._record_batch(kernel, shape, np.dtype(np.uint8), shape, ()) is None
-    x = random_bits(shape, np.uint8, seed=5)
-    with nki_cpu.counting() as fresh:
-        expected = run_kernel(kernel, x, shape, backend='cpu')
-    recording = record(kernel, shape, np.uint8, shape)
-    np.testing.assert_array_equal(recording.apply(x), expected)
-    assert recording.stats.summary() == fresh.summary()
+    assert_recording_is_a_fresh_run(kernel, random_bits(shape, np.uint8, seed=5), shape)
 
 
 def shipped_cases():
@@ -330,7 +337,6 @@ def test_a_recording_on_one_channel_equals_a_fresh_run(monkeypatch, case, dtype)
     """With the threshold lowered so that every shape takes it, a shipped kernel is recorded on
     one channel plus a dry run: the replayed bits and every counter are a fresh run's."""
     from resize_nearest.host import replay
-    from resize_nearest.kernels.backend import run_kernel
 
     monkeypatch.setattr(replay, 'CHANNELS_REDUCED_FROM', 1)
     reduced = []
@@ -338,12 +344,8 @@ def test_a_recording_on_one_channel_equals_a_fresh_run(monkeypatch, case, dtype)
     monkeypatch.setattr(replay, '_record_one_channel',
                         lambda *a: reduced.append(real(*a)) or reduced[-1])
     kernel, shape, out_shape, extra = case
-    x = random_bits(shape, dtype, seed=3)
-    with nki_cpu.counting() as fresh:
-        expected = run_kernel(kernel, x, out_shape, *extra, backend='cpu')
-    recording = record(kernel, shape, dtype, out_shape, extra)
-    np.testing.assert_array_equal(recording.apply(x).view(np.uint8), expected.view(np.uint8))
-    assert recording.stats.summary() == fresh.summary()
+    _, recording = assert_recording_is_a_fresh_run(kernel, random_bits(shape, dtype, seed=3),
+                                                   out_shape, extra)
     assert len(reduced) == 1 and reduced[0] is recording  # the one-channel path made it
 
 
@@ -362,7 +364,6 @@ def test_a_kernel_that_computes_on_its_data_is_not_run_dry(monkeypatch):
     """Its dry run is refused (the values are not there): its batch is counted on zeros, and, made
     to look like a shipped kernel, its image is recorded on every channel, as a fresh run."""
     from resize_nearest.host import replay
-    from resize_nearest.kernels.backend import run_kernel
 
     shape = (8, 2, 3, 1)
     assert replay._dry_counters(add_zero_kernel, shape, np.dtype(np.int32), shape, ()) is None
@@ -370,13 +371,8 @@ def test_a_kernel_that_computes_on_its_data_is_not_run_dry(monkeypatch):
     assert counted.summary()['compute_instructions'] == 1
     monkeypatch.setattr(replay, 'CHANNELS_REDUCED_FROM', 1)
     monkeypatch.setattr(replay, 'CHANNEL_FREE', replay.CHANNEL_FREE | {add_zero_kernel})
-    shape = (1, 2, 3, 4)
-    x = np.arange(24, dtype=np.float32).reshape(shape)
-    with nki_cpu.counting() as fresh:
-        expected = run_kernel(add_zero_kernel, x, shape, backend='cpu')
-    recording = record(add_zero_kernel, shape, np.float32, shape)
-    np.testing.assert_array_equal(recording.apply(x), expected)
-    assert recording.stats.summary() == fresh.summary()
+    x = np.arange(24, dtype=np.float32).reshape(1, 2, 3, 4)
+    assert_recording_is_a_fresh_run(add_zero_kernel, x, x.shape)
 
 
 def half_tile_kernel(data_tensor, out_shape):
@@ -459,14 +455,8 @@ def test_a_kernel_outside_the_shipped_ones_is_recorded_on_every_channel(monkeypa
     """A kernel whose map depends on the channel is not in `CHANNEL_FREE`: it is recorded on all
     of its channels, and its replay is a fresh run's."""
     from resize_nearest.host import replay
-    from resize_nearest.kernels.backend import run_kernel
 
     monkeypatch.setattr(replay, 'CHANNELS_REDUCED_FROM', 1)
-    shape = (1, 2, 3, 3)
-    x = random_bits(shape, np.uint8, seed=7)
-    with nki_cpu.counting() as fresh:
-        expected = run_kernel(channel_shift_kernel, x, shape, backend='cpu')
-    recording = record(channel_shift_kernel, shape, np.uint8, shape)
-    np.testing.assert_array_equal(recording.apply(x), expected)
-    assert recording.stats.summary() == fresh.summary()
+    x = random_bits((1, 2, 3, 3), np.uint8, seed=7)
+    expected, _ = assert_recording_is_a_fresh_run(channel_shift_kernel, x, x.shape)
     assert not np.array_equal(expected, x)  # the kernel does move channels across pixels

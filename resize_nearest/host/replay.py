@@ -382,8 +382,7 @@ def _record_whole(kernel, x_shape, dtype, out_shape, kernel_args, tally=False) -
     """Run `kernel` on the probe inputs of the whole shape; with `tally`, the first run's counters
     tally its instructions by size too (`InstructionTally`). A large image of several channels,
     for a kernel of `CHANNEL_FREE`, is recorded on one channel where it may be."""
-    moved = probe_runs(x_shape, out_shape, dtype.itemsize) * math.prod(x_shape)
-    if x_shape[-1] > 1 and moved >= CHANNELS_REDUCED_FROM and kernel in CHANNEL_FREE:
+    if kernel in CHANNEL_FREE and _on_one_channel(x_shape, out_shape, dtype.itemsize):
         reduced = _record_one_channel(kernel, x_shape, dtype, out_shape, kernel_args, tally)
         if reduced is not None:
             return reduced

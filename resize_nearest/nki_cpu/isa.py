@@ -506,6 +506,16 @@ def _dry_copy(dst, *sources) -> bool:
     return True
 
 
+def _copied_dry(dst, src, dst_idx=None, src_idx=None) -> bool:
+    """`_dry_copy` for an instruction that reads and writes through `read` and `write`: where it is
+    dry, the source's check and the destination's mark (at explicit storage indices, if given)."""
+    if not _dry_copy(dst, src):
+        return False
+    check_read(src, src_idx)
+    mark_write(dst, dst_idx)
+    return True
+
+
 # %% ../../nbs/a3_nki_isa.ipynb #56e8f0fd
 def tensor_copy(dst, src, engine=engine.unknown, name=None):
     """Copy a tile: same dtype bit exact (NaN payloads, -0.0) on Vector and GpSimd, otherwise,
@@ -514,10 +524,7 @@ def tensor_copy(dst, src, engine=engine.unknown, name=None):
     _tile(src, 'src')
     _same_shape(dst, src, 'tensor_copy')
     where = _copy_engine(engine, dst, src)
-    if _dry_copy(dst, src):
-        check_read(src)
-        mark_write(dst)
-    else:
+    if not _copied_dry(dst, src):
         v = read(src)
         exact = src.dtype == dst.dtype and where != 'scalar'
         write(dst, v if exact else cast_to(to_f32(v), dst.dtype))
@@ -595,10 +602,7 @@ def nc_n_gather(dst, data, indices, name=None):
             f'nc_n_gather: index {int(idx.max() if idx.max() >= per else idx.min())} outside [0,'
             f' {per}) of data {data.shape}'
         )
-    if _dry_copy(dst, data):
-        check_read(data)
-        mark_write(dst)
-    else:
+    if not _copied_dry(dst, data):
         v = np.take_along_axis(read(data).reshape(p, per), idx, axis=1)
         write(dst, v.reshape(dst.shape))
     STATS.record(
@@ -838,10 +842,7 @@ def dma_copy(
         ((svalid, srows, src, 'src'), (dvalid, drows, dst, 'dst')), si2.shape[0], oob_mode
     )
     si2, di2 = si2[ok], di2[ok]
-    if _dry_copy(dst, src):
-        check_read(src, si2)
-        mark_write(dst, di2)
-    else:
+    if not _copied_dry(dst, src, di2, si2):
         v = read(src, si2)
         write(dst, v if src.dtype == dst.dtype else cast_to(to_f32(v), dst.dtype), di2)
     STATS.record_dma(
