@@ -11,7 +11,7 @@ neuron_reqs = cfg.get('neuron_requirements', '').split()   # only on Neuron's ow
 extras = {name: cfg.get(f'{name}_requirements', '').split() for name in ('torch', 'onnx', 'peers', 'jax', 'docs')}
 extras['dev'] = cfg.get('dev_requirements', '').split() + sum(extras.values(), [])   # dev: everything
 extras['neuron'] = neuron_reqs
-# the deployment runtimes of chapter 4.6: heavy installs, for the slow tier only (not part of dev)
+# the deployment runtimes of chapter R13: heavy installs, for the slow tier only (not part of dev)
 extras['runtimes'] = cfg.get('runtimes_requirements', '').split()
 scripts = [s.strip() for s in cfg.get('console_scripts', '').split('\n') if s.strip()]
 

@@ -13,7 +13,7 @@ __all__ = ['resize_nearest', 'resize_nearest_reference', 'resize_nearest_grad',
 # %% ../nbs/index.ipynb #index-001
 # The package's face: what an importer needs, each name from the module that holds it. Names
 # resolve on first use (PEP 562), so `import resize_nearest` stays cheap and does not import the
-# kernels; chapter 3.2 relies on that to show the registry importing them lazily.
+# kernels; chapter 3.1 relies on that to show the registry importing them lazily.
 _LAZY = {
     'resize_nearest': 'host.api',
     'resize_nearest_reference': 'host.api',

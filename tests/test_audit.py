@@ -1,4 +1,4 @@
-"""Chapter 4.4: each rule against the real library, wrong_pixels against check (which runs the libraries), audit_onnx on
+"""Chapter R11: each rule against the real library, wrong_pixels against check (which runs the libraries), audit_onnx on
 graphs built here, and the check/audit commands' exit codes."""
 import io, json, os, subprocess, sys, numpy as np, pytest, onnx, torch, torch.nn.functional as F
 from onnx import helper, TensorProto

@@ -23,7 +23,7 @@ from resize_nearest.models.audit import (EXACT, TENSORRT, AuditRow, RuntimeRow, 
 from resize_nearest.studies.mode_peers import JAX, TENSORRT_DOCS, TORCH_COMPILE, tensorrt_axis
 from resize_nearest.maps.nearest_modes import source_index
 
-# the keys the reports document (chapter 4.4, "Typed reports"), in order
+# the keys the reports document (chapter R11, "Typed reports"), in order
 AUDIT_KEYS = ['node', 'op', 'where', 'convention', 'status', 'input_shape', 'output_shape',
               'input_size', 'output_size', 'scales', 'resized', 'note', 'wrong', 'unit', 'counts',
               'sources', 'pytorch_wrong_elements']

@@ -1,6 +1,6 @@
 """Counts say what they count, the same way in `check` and `audit`, text and JSON: wrong output
 pixels per image of how many, and for a tensor of several images, its elements. The numbers are
-PyTorch's 224 -> 192 (asymmetric/floor) count, which chapter 4.4 measures by running PyTorch."""
+PyTorch's 224 -> 192 (asymmetric/floor) count, which chapter R11 measures by running PyTorch."""
 import contextlib
 import io
 import json

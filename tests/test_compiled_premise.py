@@ -1,4 +1,4 @@
-"""The compiled-model step of chapter 3.6 (and tools/neuron_check.py): its maps, its pixel comparison and its
+"""The compiled-model step of chapter 3.3 (and tools/neuron_check.py): its maps, its pixel comparison and its
 verdict, on constructed outputs. The exact maps are the integer formulas (floor(d*in/out) for nearest; PyTorch's
 own CPU nearest-exact as the independent oracle for the half-pixel one); the described map is the float32 map of
 the kernel described for neuronx-cc 2.24 (nbs/compiler_contract.md); the backward oracle is PyTorch's own

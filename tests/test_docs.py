@@ -3,7 +3,7 @@ page by page in headless Chromium (Debian's package, which `.ci/run` installs) a
 On every page: no console errors, every image loads, math is typeset (no raw $$ or \\( left), every internal link
 resolves, no Markdown table left as a paragraph of pipes, no code block or table wider than its column (nothing
 to scroll sideways), every figure shown at a legible size, and no `_empty` or machine address (`at 0x7f...`) in the
-text. The API pages list every public name. Screenshots of the home page and chapter 1.6 are kept outside the tree
+text. The API pages list every public name. Screenshots of the home page and chapter 1.5 are kept outside the tree
 (RESIZE_NEAREST_SCREENSHOTS, default /tmp/resize_nearest_docs_screenshots)."""
 import functools, http.server, importlib, json, os, re, shutil, subprocess, sys, threading
 from pathlib import Path
@@ -127,7 +127,7 @@ def test_site_in_chromium(browser_path, site):
             if errors or bad_imgs or raw or dead:
                 problems.append(f'{name}: console {errors[:3]}, images {bad_imgs[:3]}, raw math {raw}, dead links {dead[:3]}')
             problems += [f'{name}: {p}' for p in layout_problems(html, name, page)]
-            if name in ('index.html', '16_gather_kernels.html'):
+            if name in ('index.html', '15_gather_kernels.html'):
                 page.screenshot(path=str(SHOTS / name.replace('.html', '.png')), full_page=False)
         browser.close()
     assert not problems, '\n'.join(problems)
@@ -136,8 +136,8 @@ def test_site_in_chromium(browser_path, site):
 @pytest.mark.slow
 def test_math_is_typeset_and_api_pages_list_every_public_name(site):
     html, _ = site
-    assert 'class="math' in (html / '15_tile_graph.html').read_text()            # MathJax input, typeset in the browser test
-    assert '_static/mathjax/es5/tex-chtml.js' in (html / '15_tile_graph.html').read_text()    # served by the site itself
+    assert 'class="math' in (html / '14_tile_graph.html').read_text()            # MathJax input, typeset in the browser test
+    assert '_static/mathjax/es5/tex-chtml.js' in (html / '14_tile_graph.html').read_text()    # served by the site itself
     for page in html.rglob('*.html'):
         assert 'cdn.jsdelivr' not in page.read_text() and 'mathjax@' not in page.read_text(), page.name
     for page in (html / 'api').glob('resize_nearest*.html'):
@@ -153,7 +153,7 @@ def test_the_layout_checks_catch_what_they_check(browser_path, site):
     "A page made to break each rule once: every rule reports it, and the real home page passes them."
     from playwright.sync_api import sync_playwright
     html, base = site
-    figure = next((html / '_images').glob('07_gathered*.png')).name
+    figure = next((html / '_images').glob('r05_gathered*.png')).name
     broken = (f'<p>| a | b |<br>|---|---|</p><pre>{"x" * 400}</pre>'
               f'<img src="_images/{figure}" style="width:100px"><p>kernel=&lt;function f at 0x7f12ab34cd&gt; '
               'type _empty</p>')

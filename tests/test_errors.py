@@ -33,7 +33,7 @@ def test_resize_nearest_bad_input(x, out_hw, exc, msg):
 
 @pytest.mark.parametrize('x, sizes', [(X[0], 1), (X[None], 3)])
 def test_sequences_and_volumes_take_one_size_per_spatial_axis(x, sizes):
-    "A 3-D array is a sequence and a 5-D one a volume (chapter 2.6); the reference is NHWC only."
+    "A 3-D array is a sequence and a 5-D one a volume (chapter R4); the reference is NHWC only."
     with pytest.raises(ValueError, match=rf'out_size must be a tuple of {sizes} positive integers .* got \(3, 3\)'):
         resize_nearest(x, (3, 3))
     with pytest.raises(ValueError, match=rf'x must be 4-D NHWC .* got shape {re.escape(str(x.shape))}'):

@@ -1,4 +1,4 @@
-"""Every ONNX nearest convention through the exact kernels (chapters 1.3, 1.4, 1.5-2.5, 3.1, 3.2).
+"""Every ONNX nearest convention through the exact kernels (chapters R1, 1.3, 1.4-2.5, 3.1, 3.2).
 
 The oracle is the ONNX specification's formulas in Fraction arithmetic (tests/onnx_spec.py), ONNX's
 own conformance data, and PyTorch's and OpenCV's own kernels (and TensorFlow's half-pixel formula,

@@ -1,5 +1,5 @@
 """The Trainium path end to end, here: with the test-only stand-in package first on the path, tools/neuron_check.py
-and the `#| neuron` cells of chapter 3.6 run through the package's real-NKI code path (nothing in the package knows
+and the `#| neuron` cells of chapter 3.3 run through the package's real-NKI code path (nothing in the package knows
 about the stand-in). On a Trainium host the same commands run against the real nki; see the README.
 The compiled-model step runs against the stand-in torch_neuronx.trace, which applies the described kernel: its rows
 must say they come from a stand-in, and its verdicts can only repeat the description."""
@@ -64,7 +64,7 @@ def test_neuron_check_skips_without_nki():
 @pytest.mark.slow
 def test_neuron_cells_of_chapter_11(tmp_path):
     rep = tmp_path / 'nb_report.json'
-    r = subprocess.run(['nbdev_test', '--flags', 'neuron', '--path', 'nbs/36_trainium.ipynb'], cwd=ROOT, capture_output=True,
+    r = subprocess.run(['nbdev_test', '--flags', 'neuron', '--path', 'nbs/33_trainium.ipynb'], cwd=ROOT, capture_output=True,
                        text=True, env={**ENV, 'NEURON_REPORT': str(rep)})
     assert r.returncode == 0, r.stdout + r.stderr
     report = json.loads(rep.read_text())

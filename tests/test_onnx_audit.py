@@ -1,4 +1,4 @@
-"""The ONNX audit (chapters 1.3, 4.4, 4.1, 4.3) against the real systems: ONNX's own conformance data,
+"""The ONNX audit (chapters R1, R11, R8, R10) against the real systems: ONNX's own conformance data,
 onnxruntime and onnx.reference run directly, PyTorch and the definitions in Python integers.
 
 Expected values never come from the engine under test: they are computed here from the ONNX

@@ -1,4 +1,4 @@
-"""`fix_onnx` / `fix_report` (chapter 4.5) on affected models built here: every fixed model passes
+"""`fix_onnx` / `fix_report` (chapter R12) on affected models built here: every fixed model passes
 onnx.checker, and onnxruntime's output of it equals, bit for bit, the ONNX specification's
 nearest maps written independently in tests/onnx_spec.py (Fraction arithmetic from
 onnx/docs/Operators.md, Resize-19)."""
@@ -60,7 +60,7 @@ ASYM = dict(coordinate_transformation_mode='asymmetric', nearest_mode='floor')
 
 
 def test_an_affected_static_nchw_resize_becomes_constant_gathers_equal_to_the_spec():
-    "26 -> 64 asymmetric/floor: onnxruntime copies wrong pixels (chapter 4.4); the fix does not."
+    "26 -> 64 asymmetric/floor: onnxruntime copies wrong pixels (chapter R11); the fix does not."
     m = model_of([resize_node('y', 'x', 's')], {'x': [1, 2, 26, 26]},
                  [sizes_tensor('s', [1, 2, 64, 64])])
     x = index_input((1, 2, 26, 26))

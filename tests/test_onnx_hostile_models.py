@@ -198,7 +198,7 @@ def test_a_node_whose_analysis_fails_keeps_the_columns_the_text_report_prints(
     from resize_nearest import cli
 
     from resize_nearest.models import audit
-    def broken(r, axes, **options):  # the engines= of chapter 4.6 too
+    def broken(r, axes, **options):  # the engines= of chapter R13 too
         raise RuntimeError('an engine broke')
 
     monkeypatch.setattr(audit, 'node_wrong_elements', broken)

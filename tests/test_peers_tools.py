@@ -18,7 +18,7 @@ def test_on_trainium(tmp_path):
     for r in rep['rows']: assert r['status'] in ('pass', 'expected-oob'), r
 
 
-# peer_counts (chapter 3.4): the one count of implementations against an exact map
+# peer_counts (chapter R6): the one count of implementations against an exact map
 from resize_nearest.studies.compare import peer_counts
 
 

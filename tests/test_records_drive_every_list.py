@@ -1,5 +1,5 @@
 """Adding a variant is one kernel module, one record and one chapter: the Trainium cases and the
-convention sweep read chapter 2.5's records instead of listing variants by name."""
+convention sweep read chapter R3's records instead of listing variants by name."""
 import dataclasses, importlib.util, sys
 from pathlib import Path
 

@@ -62,7 +62,7 @@ def cold_call():
 
 
 def test_a_cold_call_crosses_modules_at_most_31_times_before_the_kernel_runs(cold_call):
-    # 30 before one request served every rank; chapter 2.6's `plan_steps`, the variant or route
+    # 30 before one request served every rank; chapter R4's `plan_steps`, the variant or route
     # choice for any rank, is the one hop that added
     assert cold_call['stopped'] and cold_call['shape'] == [1, 5, 7, 3]
     assert cold_call['crossings'] <= 31, cold_call

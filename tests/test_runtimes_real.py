@@ -1,6 +1,6 @@
 """The runtimes for real (slow tier; each test skips, naming what to install, where its runtime is
 missing; CI installs them all with tools/runtimes_venv.sh, so there they run). A representative
-subset of chapter 4.6's sweep (tools/runtime_sweep.py runs all of it): `audit --json` on one-Resize
+subset of chapter R13's sweep (tools/runtime_sweep.py runs all of it): `audit --json` on one-Resize
 models (two conventions), and the sweep's batched models of the 2-D families (one convention for
 each other coordinate mode), must give per runtime and per case the wrong-element count of a direct run of that runtime.
 The direct runs (tests/runtimes_direct.py) call each runtime's own API, not the package's child
@@ -109,7 +109,7 @@ def test_the_sweep_counts_what_a_direct_run_gives(name, tmp_path):
             assert same(counts[j], want), (f'{name} {mode}/{rounding} {label}', counts[j], want)
 
 
-# the runtimes that must run the fix exactly, per form: chapter 4.6 found that ncnn runs only the
+# the runtimes that must run the fix exactly, per form: chapter R13 found that ncnn runs only the
 # Slices (pnnx writes a Gather as its Tensor.slice, which ncnn has no layer for); LiteRT runs only
 # the constant Gathers (onnx2tf's NHWC layout breaks the computed indices and the Slices); TVM's
 # ONNX importer refuses the computed form (its Where takes no scalar condition). The others must

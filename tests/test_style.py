@@ -144,7 +144,7 @@ def test_the_reader_checks_catch_what_they_check():
     assert work_items('an issue with casts; 12 issues of rounding', 'm') == []
     assert leftovers('File "<ipython-input-1-abc>", /tmp/tmpq1/x.png', 'o') == [
         "o: '<ipython'", "o: '/tmp/'"]
-    assert leftovers('figures/07_gathered.png', 'o') == []
+    assert leftovers('figures/r05_gathered.png', 'o') == []
 
 
 # Export cells are the book's units (DESIGN.md, after fastcore's nbs/01_basics and nbdev's nbs/api):
@@ -217,6 +217,6 @@ def test_chapter_references_name_chapters_that_exist():
     found += [problem for page in pages
               for problem in stale_chapter_references(page.read_text(encoding='utf-8'), page.name)]
     assert not found, '\n'.join(found)
-    assert stale_chapter_references('see chapter 06b and chapters 1.3 and 14 or appendix E9z',
+    assert stale_chapter_references('see chapter 06b and chapters R1 and 14 or appendix E9z',
                                     'x') == [
-        "x: 'chapter 06b'", "x: 'chapters 1.3 and 14'", "x: 'appendix E9z'"]
+        "x: 'chapter 06b'", "x: 'chapters R1 and 14'", "x: 'appendix E9z'"]

@@ -1,4 +1,4 @@
-"""The broad sweeps behind chapter 1.5's tile graphs (nbs/15_tile_graph.ipynb), too long for the
+"""The broad sweeps behind chapter 1.4's tile graphs (nbs/14_tile_graph.ipynb), too long for the
 chapter: the exact graph at the edges of its proof, and the compiled graph's floor correction, each
 under every way the cast may round. Both are slow: the interpreter runs thousands of tiles."""
 import random

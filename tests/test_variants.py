@@ -47,7 +47,7 @@ def test_residue_counts_and_no_size_limit():
     assert s['dma_transfers'] == 9 and s['compute_instructions'] == 0
 
 
-# A forced variant over the program budget warns (chapter 2.4) and still runs: these tests force such
+# A forced variant over the program budget warns (chapter R2) and still runs: these tests force such
 # variants on purpose, to hold them at their limits.
 OVER_BUDGET = pytest.mark.filterwarnings('ignore:variant .* over the program budget:RuntimeWarning')
 
@@ -125,7 +125,7 @@ def test_predicted_counts_equal_measured(x_shape, out_hw):
         assert p['dma_descriptors'] > 0 and sum(p['descriptor_bytes'].values()) == p['dma_descriptors']
 
 def test_auto_choice():
-    "auto takes the lowest modelled trn2 time (chapter 2.4), ties to fewer DMA transfers."
+    "auto takes the lowest modelled trn2 time (chapter R2), ties to fewer DMA transfers."
     from resize_nearest.host.cost_model import predict_time
     time_of = lambda v, shape, out: predict_time(predict_counts(v, shape, out), shape, out)
     from resize_nearest.maps.plan import rowgather_fits

@@ -1,7 +1,7 @@
-"""Chapter 2.6: sequences (N, L, C) and volumes (N, D, H, W, C) resized through NKI kernels, held
+"""Chapter R4: sequences (N, L, C) and volumes (N, D, H, W, C) resized through NKI kernels, held
 bit for bit against `resize_nearest_nd_reference`, which computes ONNX Resize's coordinate
 formulas (onnx/docs/Operators.md, Resize-19, coordinate_transformation_mode and nearest_mode) in
-Fractions, not chapter 1.3's maps; that reference is itself held against tests/onnx_spec.py, an
+Fractions, not chapter R1's maps; that reference is itself held against tests/onnx_spec.py, an
 oracle written apart from it."""
 import itertools
 from fractions import Fraction
@@ -77,7 +77,7 @@ def check_every_variant(x, out_size, mode, rounding):
 
 @pytest.mark.parametrize('mode,rounding', CONVENTIONS)
 def test_reference_maps_equal_the_onnx_spec_oracle(mode, rounding):
-    """The one reference of every rank (chapter 1.3's source_index) and a second transcription of
+    """The one reference of every rank (chapter R1's source_index) and a second transcription of
     ONNX's formulas agree on every size pair 1..24 and float32 scales."""
     for n_in, n_out in itertools.product(range(1, 25), repeat=2):
         want = spec_map(mode, rounding, n_in, n_out)
@@ -178,7 +178,7 @@ def test_modelled_counts_of_the_volume_kernels_equal_the_interpreter_counts(out_
         for step, model in route_runs(r, variant):
             kernel, view, out_shape, extra = step
             if kernel not in (resize_nearest_volume_residue_kernel, resize_nearest_depth_kernel):
-                continue  # chapter 2.4's predictions, checked against the interpreter in chapter 3.5
+                continue  # chapter R2's predictions, checked against the interpreter in chapter R7
             with nki_cpu.counting() as counted:
                 backend.run_kernel(kernel, sample(view, np.uint8), out_shape, *extra, backend='cpu')
             assert {k: counted.summary()[k] for k in keys} == {k: model[k] for k in keys}, variant
@@ -186,7 +186,7 @@ def test_modelled_counts_of_the_volume_kernels_equal_the_interpreter_counts(out_
 
 def test_auto_moves_fewer_descriptors_than_the_residue_kernel_on_a_one_byte_mask():
     """One channel of uint8: every residue copy moves one-byte descriptors; auto's route (costed by
-    chapter 2.4's model) must move fewer, measured on the interpreter."""
+    chapter R2's model) must move fewer, measured on the interpreter."""
     mask = sample((1, 24, 24, 24, 1), np.uint8)
     moved = {}
     for variant in ('auto', 'residue'):

@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Cold and warm calls of the host API on the interpreter against NumPy's exact gathers, and a volume
-against np.take per axis and torch's F.interpolate (chapter 3.5's table), each row judged against
+against np.take per axis and torch's F.interpolate (chapter R7's table), each row judged against
 its bound.
 
 Usage: python tools/benchmark.py [--repeats 5] [--json]

@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """interpolate_nearest against F.interpolate(mode='nearest') on CPU: forward and forward+backward,
-side by side in one run (the best of interleaved samples); chapter 5.1's table.
+side by side in one run (the best of interleaved samples); chapter R14's table.
 
 Usage: python tools/benchmark_torch.py [--repeats 9] [--json]
 """

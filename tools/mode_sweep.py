@@ -6,7 +6,7 @@ Each run resizes a (2, in_h, in_w, 2) int16 image on the interpreter through res
 compares it with the ONNX specification's formulas in Fraction arithmetic (tests/onnx_spec.py).
 The runs pair the (in, out) pairs 1..max-size of the rows with a permutation of those of the
 columns, so every pair is met on both axes; --limit adds the 65,535 axis limit both ways.
-Every exact variant record (chapter 2.5) runs; one that refuses a resize (strided, rowgather) is
+Every exact variant record (chapter R3) runs; one that refuses a resize (strided, rowgather) is
 counted as not applicable, not as a pass.
 """
 import argparse

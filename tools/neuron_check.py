@@ -3,7 +3,7 @@
 convention and six other ONNX nearest conventions (one per coordinate mode); compare each output with the CPU
 interpreter bit for bit, time warmed nki.jit calls; then ask the real compiler: compile F.interpolate (nearest and
 nearest-exact, and the backward pass) with torch_neuronx.trace, run it on index images and say whether the
-described kernel's wrong pixels are there (chapter 3.6). Write a JSON report (schema: chapter 3.6).
+described kernel's wrong pixels are there (chapter 3.3). Write a JSON report (schema: chapter 3.3).
 
 Usage: python tools/neuron_check.py [--report figures/neuron_report.json] [--warmup 3] [--iters 10] [--chip trn2]
                                     [--widths 36:100 | --widths none]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""The full sweep of chapter 4.6, checked against direct runs of each runtime.
+"""The full sweep of chapter R13, checked against direct runs of each runtime.
 
 1. `sweep` (resize_nearest.models.runtimes): every runtime on every convention over the 1-D pairs
    1..32 -> 1..32 and the eight 2-D families, through the package's child processes, as the audit

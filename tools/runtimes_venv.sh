@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The deployment runtimes of chapter 4.6, in venvs of their own: the slow tier's real-runtime tests
+# The deployment runtimes of chapter R13, in venvs of their own: the slow tier's real-runtime tests
 # and tools/runtime_sweep.py run each runtime in a child process of the Python these name, so .venv
 # itself needs none of them.
 #   .venv-runtimes  onnx and the "runtimes" extra's list (OpenVINO, tract, Apache TVM, MNN, ncnn,

@@ -186,7 +186,7 @@ def output_size(in_size, out_size, scales, name: str = 'out_hw') -> tuple:
 def resize_maps(
     in_hw, out_hw, coordinate_transformation_mode='asymmetric', nearest_mode='floor', scales=None
 ) -> tuple:
-    """The kernels' axis maps of one ONNX nearest convention (chapter 1.3), rows first; () when
+    """The kernels' axis maps of one ONNX nearest convention (chapter R1), rows first; () when
     both are the compiler's map floor(d * in / out)."""
     convention = check_convention(coordinate_transformation_mode, nearest_mode)
     exact = None if scales is None else check_scales(scales)

@@ -1,4 +1,4 @@
-"""What chapter 5.1's drop-in stands on: the index maps and PyTorch's own, probed; ATen's nearest
+"""What chapter R14's drop-in stands on: the index maps and PyTorch's own, probed; ATen's nearest
 kernel made exact by a verified scale per axis; F.interpolate's arguments checked by PyTorch
 itself; the traced index for `torch.compile` and `torch.export`; the TorchScript forward; and the
 scoping of `patch()` blocks by context variables."""
@@ -122,7 +122,7 @@ _ATEN_NEAREST = {  # mode -> spatial dimensions -> ATen's kernel (output size an
         3: torch._C._nn._upsample_nearest_exact3d,
     },
 }
-# the ONNX convention of each mode (chapter 1.3): nearest-exact is floor((d + 1/2) * in/out)
+# the ONNX convention of each mode (chapter R1): nearest-exact is floor((d + 1/2) * in/out)
 _CONVENTION = {'nearest': 'asymmetric', 'nearest-exact': 'tf_half_pixel_for_nn'}
 SCALE_STEPS = 8  # float32 steps tried on each side of in/out (or of 1/scale_factor)
 

@@ -92,7 +92,7 @@ def column_map(maps) -> tuple:
 
 # %% ../../nbs/e1a_plan.ipynb #17eacd1b
 def is_asymmetric(axis_map, in_size: int, out_size: int) -> bool:
-    "Whether an axis map is (in, 0, out) up to a common factor: chapter 1.5's proven graphs apply."
+    "Whether an axis map is (in, 0, out) up to a common factor: chapter 1.4's proven graphs apply."
     a, b, c = axis_map
     return b == 0 and a * out_size == c * in_size
 
@@ -193,7 +193,7 @@ MAPPED_DIVISOR_MAX = 1 << 23  # remainders, |r| < 2c, and the source offsets sta
 
 # %% ../../nbs/e1a_plan.ipynb #1ae8dc21
 def axis_map_problems(name: str, axis_map, in_size: int, out_size: int) -> list:
-    "Conditions of the mapped graphs' proof (chapter 1.5) that one axis map breaks; empty if none."
+    "Conditions of the mapped graphs' proof (chapter 1.4) that one axis map breaks; empty if none."
     a, b, c = axis_map
     if a < 0 or c <= 0:
         return [f'{name} map {tuple(axis_map)} needs a >= 0 and c > 0']

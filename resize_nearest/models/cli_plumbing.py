@@ -1,4 +1,4 @@
-"""What chapter 5.2's commands stand on: usage errors that exit 2 (with JSON when asked), output a
+"""What chapter R15's commands stand on: usage errors that exit 2 (with JSON when asked), output a
 terminal shows as it is and a closed pipe that ends quietly, figures written beside their place
 and renamed into it, lint targets imported and resolved, and a model's `--inputs`, its `--fix`
 file, the fix's checks and the audit's text."""
@@ -35,7 +35,7 @@ class UsageError(Exception):
 
 # %% ../../nbs/e5b_cli_plumbing.ipynb #e5b-006
 def _usage_error(msg):
-    "Stop the current command with a usage error (chapter 5.2's entry point reports it)."
+    "Stop the current command with a usage error (chapter R15's entry point reports it)."
     raise UsageError(msg)
 
 # %% ../../nbs/e5b_cli_plumbing.ipynb #b0472586
@@ -314,7 +314,7 @@ def _read_model(path: str):
 # %% ../../nbs/e5b_cli_plumbing.ipynb #cb1e66c9
 def _audit_model(path: str, proto, inputs: str, torch_compile: bool, engines=()) -> tuple:
     """(the --inputs values, the audit of the model read once, with `engines`: the runtimes of
-    chapter 4.6); what it cannot read: usage error."""
+    chapter R13); what it cannot read: usage error."""
     try:
         given = read_inputs(inputs, proto) if inputs else None
         return given, audit_onnx(proto, given, torch_compile, folder=_model_folder(path),
@@ -439,7 +439,7 @@ def _fixed(proto, path, target: Path, given, every, form: str = 'gather', engine
     summarised."""
     folder = _model_folder(path)
     fixed, changes = fix_report(proto, given, every, folder, form=form, engines=engines)
-    verify_fix_runtimes(proto, changes, given, folder=folder)  # chapter 4.6
+    verify_fix_runtimes(proto, changes, given, folder=folder)  # chapter R13
     checker = _checker(fixed, proto)
     failed = checker.startswith('FAILED') or any('FAILED' in c.get('verified', '') for c in changes)
     if not failed:  # a model that failed its checks is never written

@@ -1,4 +1,4 @@
-"""What chapter 4.5's repair needs around the Gathers it writes: the sites of the nodes it replaces,
+"""What chapter R12's repair needs around the Gathers it writes: the sites of the nodes it replaces,
 keyed so that two nodes of one name stay two; fresh names; the values a replaced node alone read,
 removed; the written nodes run on their own; and the output file, which is never the model and
 never written through a link."""

@@ -1,4 +1,4 @@
-"""What chapter 4.3's reader needs before and around its reading of a node: a model file checked on
+"""What chapter R10's reader needs before and around its reading of a node: a model file checked on
 its metadata before a byte is read, external data found and refused as ONNX finds and refuses it,
 constants converted only when a Resize reads them, every value a Resize reads checked, and the
 one onnxruntime run that gives values inference cannot, bounded in memory and time."""

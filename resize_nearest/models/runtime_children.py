@@ -1,4 +1,4 @@
-"""Chapter 4.6 runs models on the runtimes they are deployed on. Each runtime runs in a child
+"""Chapter R13 runs models on the runtimes they are deployed on. Each runtime runs in a child
 process bounded in time and memory, in a temporary folder of its own: a runtime that crashes,
 hangs or fills the memory costs its own row of a report and nothing else, and no converter writes
 beside the user's model. This appendix holds that plumbing, and one small runner per runtime."""
