@@ -1,6 +1,8 @@
-"""The book's shape, as a reader meets it (DESIGN.md, nbs/parts.json): the story parts show their
-geometry in figures, lead with their problem rather than their plumbing, and every slow cell carries
-the output of a real run. Counted from the committed notebooks, so the counts are what a reader sees."""
+"""The book's shape, as a reader meets it (DESIGN.md, nbs/parts.json): a core track a newcomer reads
+start to end (about 500 cells, every chapter opening with a figure) and a reference beside it; the
+story parts show their geometry in figures, lead with their problem rather than their plumbing, and
+every slow cell carries the output of a real run. Counted from the committed notebooks, so the counts
+are what a reader sees."""
 import json
 import re
 from pathlib import Path
@@ -8,10 +10,13 @@ from pathlib import Path
 import pytest
 
 NBS = Path(__file__).resolve().parent.parent / 'nbs'
-PARTS = json.loads((NBS / 'parts.json').read_text(encoding='utf-8'))
-STORY = [key for key in PARTS if key.isdigit()]
-# the least number of figures each story part shows
-FIGURES_AT_LEAST = {'1': 12, '2': 8, '3': 5, '4': 5, '5': 3}
+TRACKS = json.loads((NBS / 'parts.json').read_text(encoding='utf-8'))
+CORE = list(TRACKS['The kernel, explained'])
+# the least number of figures each part of the core track shows
+FIGURES_AT_LEAST = {'1': 12, '2': 4, '3': 4}
+# a reader finishes the core track: about 500 cells, a figure within each chapter's first six
+CORE_CELLS_AT_MOST = 520
+FIGURE_WITHIN = 6
 EXPORT = re.compile(r'^#\|\s*export')
 SLOW = re.compile(r'^#\|\s*slow\b', re.M)
 
@@ -21,7 +26,7 @@ def cells(path):
 
 
 def chapters(part):
-    return sorted(NBS.glob(f'{part}[0-9]_*.ipynb'))
+    return sorted(NBS.glob(f'{part}[0-9]*.ipynb'))
 
 
 def figure_cells(path) -> list:
@@ -48,16 +53,29 @@ def is_export(cell) -> bool:
     return cell['cell_type'] == 'code' and bool(EXPORT.match(''.join(cell['source']).lstrip()))
 
 
-@pytest.mark.parametrize('part', STORY)
-def test_each_story_part_shows_its_figures(part):
+@pytest.mark.parametrize('part', CORE)
+def test_each_core_part_shows_its_figures(part):
     counts = {p.name: figure_count(p) for p in chapters(part)}
     assert sum(counts.values()) >= FIGURES_AT_LEAST[part], counts
 
 
-@pytest.mark.parametrize('part', ['1', '2'])
-def test_every_chapter_of_parts_one_and_two_has_a_figure(part):
-    bare = [p.name for p in chapters(part) if not figure_count(p)]
-    assert not bare, f'chapters without a figure: {bare}'
+def test_the_tracks_are_the_core_and_the_reference():
+    "parts.json holds two tracks; every part key names chapters, and no key sits in both."
+    assert list(TRACKS) == ['The kernel, explained', 'Reference'], list(TRACKS)
+    keys = [key for track in TRACKS.values() for key in track]
+    assert len(keys) == len(set(keys)) and all(chapters(key) for key in keys), keys
+
+
+def test_the_core_track_is_short_enough_to_finish():
+    counts = {p.name: len(cells(p)) for part in CORE for p in chapters(part)}
+    assert sum(counts.values()) <= CORE_CELLS_AT_MOST, (sum(counts.values()), counts)
+
+
+@pytest.mark.parametrize('part', CORE)
+def test_every_core_chapter_opens_with_a_figure(part):
+    late = {p.name: (figure_cells(p) or [None])[0] for p in chapters(part)}
+    late = {name: at for name, at in late.items() if at is None or at >= FIGURE_WITHIN}
+    assert not late, f'first figure not within the first {FIGURE_WITHIN} cells: {late}'
 
 
 def test_the_first_chapter_shows_the_failure_within_its_first_ten_cells():
@@ -70,8 +88,8 @@ def test_part_one_chapters_hold_at_most_25_export_cells():
     assert max(counts.values()) <= 25, counts
 
 
-@pytest.mark.parametrize('part', STORY)
-def test_at_most_half_of_a_story_part_is_export_cells(part):
+@pytest.mark.parametrize('part', CORE)
+def test_at_most_half_of_a_core_part_is_export_cells(part):
     books = [cells(p) for p in chapters(part)]
     exports = sum(is_export(c) for book in books for c in book)
     total = sum(len(book) for book in books)
@@ -95,3 +113,15 @@ def test_the_counts_see_what_they_count(tmp_path):
     path = tmp_path / 'probe.ipynb'
     path.write_text(json.dumps({'cells': book}), encoding='utf-8')
     assert (figure_count(path), figure_cells(path)) == (2, [0, 2])
+
+
+def test_every_figure_file_is_written_by_the_chapter_its_name_begins_with():
+    "figures/ holds no stray file: each figure's name starts with the prefix of the notebook naming it."
+    texts = {p.name.split('_')[0]: p.read_text(encoding='utf-8') for p in NBS.glob('*.ipynb')
+             if p.name != 'index.ipynb'}
+    strays = []
+    for figure in sorted((NBS.parent / 'figures').glob('*.png')):
+        owner = figure.name.split('_')[0]
+        if figure.stem not in texts.get(owner, ''):
+            strays.append(figure.name)
+    assert not strays, strays

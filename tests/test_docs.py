@@ -95,7 +95,7 @@ def test_site_in_chromium(browser_path, site):
     from playwright.sync_api import sync_playwright
     html, base = site
     names = pages(html)
-    chapters = sorted(p.stem for p in (ROOT / 'nbs').glob('[0-9ae]*.ipynb'))
+    chapters = sorted(p.stem for p in (ROOT / 'nbs').glob('[0-9aer]*.ipynb'))
     assert set(f'{c}.html' for c in chapters) <= set(names) and 'index.html' in names
     SHOTS.mkdir(parents=True, exist_ok=True)
     problems = []
@@ -170,18 +170,33 @@ def test_the_layout_checks_catch_what_they_check(browser_path, site):
     assert kinds == ['illegible figure', 'internal repr', 'too wide', 'unrendered Markdown table'], found
 
 
+def book_order() -> list:
+    "The chapters in the order of nbs/parts.json (the core track, then the reference), then the pages."
+    tracks = json.loads((ROOT / 'nbs' / 'parts.json').read_text(encoding='utf-8'))
+    keys = [key for parts in tracks.values() for key in parts]
+    return [p for key in keys for p in sorted((ROOT / 'nbs').glob(f'{key}[0-9]*.ipynb'))] + sorted(
+        (ROOT / 'nbs').glob('*.md'))
+
+
 def test_readme_chapter_table_lists_every_chapter_by_its_title():
-    "The README's table has one row per chapter and reference page, in order, named by its title."
+    "The README's map has one row per chapter and page, in the book's order, named by its title."
     readme = (ROOT / 'README.md').read_text(encoding='utf-8')
-    table = readme[readme.index('## Read next'):]
+    table = readme[readme.index('## Read it'):]
     linked = re.findall(r'^\| \[([^\]]+)\]\(nbs/([^)]+)\)', table, re.M)
-    chapters = sorted((ROOT / 'nbs').glob('[0-9ae]*.ipynb')) + sorted((ROOT / 'nbs').glob('*.md'))
+    chapters = book_order()
     assert [name for _, name in linked] == [p.name for p in chapters]
     for (title, name), path in zip(linked, chapters):
         text = path.read_text(encoding='utf-8')
         heading = json.loads(text)['cells'][0]['source'][0] if path.suffix == '.ipynb' else text
         words = re.sub(r'[#·`]', ' ', heading.splitlines()[0]).split()
         assert re.sub(r'[`·]', ' ', title).split() == words, (name, title, heading)
+
+
+def test_readme_is_short_and_maps_the_book_near_the_top():
+    "A newcomer reads the README top to bottom: about 12 KB, the map of the book on its first screens."
+    readme = (ROOT / 'README.md').read_text(encoding='utf-8')
+    assert len(readme.encode('utf-8')) <= 12_500, len(readme.encode('utf-8'))
+    assert readme[:readme.index('## Read it')].count('\n') <= 60
 
 
 def test_tables_break_identifiers_only_between_their_parts():
@@ -226,17 +241,39 @@ def test_every_parameter_of_the_face_says_what_it_means():
     assert not silent, silent
 
 
-def test_readme_table_shows_the_parts_in_order_with_their_chapters():
-    "Each part of nbs/parts.json heads its chapters in the README's table, in the book's order."
-    parts = json.loads((ROOT / 'nbs' / 'parts.json').read_text(encoding='utf-8'))
+def test_readme_table_shows_the_two_tracks_and_their_parts_in_order():
+    """The README's map heads each track of nbs/parts.json in bold and each part in italics, in the
+    book's order, and every chapter row sits under its own part."""
+    tracks = json.loads((ROOT / 'nbs' / 'parts.json').read_text(encoding='utf-8'))
     readme = (ROOT / 'README.md').read_text(encoding='utf-8')
-    table = readme[readme.index('## Read next'):]
-    rows = re.findall(r'^\| (?:\*\*(.+?)\*\*|\[[^\]]+\]\(nbs/(\d|a)[^)]*\)) \|', table, re.M)
-    seen, current = [], None
-    for part, chapter_key in rows:
+    table = readme[readme.index('## Read it'):]
+    rows = re.findall(r'^\| (?:\*\*(.+?)\*\*|\*(.+?)\*|\[[^\]]+\]\(nbs/([0-9]|[a-z])[^)]*\)) \|',
+                      table, re.M)
+    seen_tracks, seen_parts, current = [], [], None
+    titles = {title: key for parts in tracks.values() for key, title in parts.items()}
+    for track, part, chapter_key in rows:
+        seen_tracks += [track] if track else []
         if part:
-            seen.append(part)
-            current = next((k for k, t in parts.items() if t == part), None)
-        elif chapter_key:
+            seen_parts.append(part)
+            current = titles.get(part)
+        elif chapter_key and current:
             assert chapter_key == current, (chapter_key, current)
-    assert seen[:len(parts)] == list(parts.values()), seen
+    assert seen_tracks == list(tracks), seen_tracks
+    assert seen_parts[:len(titles)] == list(titles), seen_parts
+
+
+def test_the_site_navigation_shows_the_core_track_and_the_reference(tmp_path):
+    "The docs site's table of contents: two sections, the core track's chapters first, in order."
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('build_docs', ROOT / 'tools' / 'build_docs.py')
+    build_docs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build_docs)
+    chapters = sorted((ROOT / 'nbs').glob('[0-9aer]*.ipynb'))
+    build_docs.stage_pages(tmp_path, chapters, sorted((ROOT / 'nbs').glob('*.md')))
+    cells = json.loads((tmp_path / 'index.ipynb').read_text())['cells']
+    toc = ''.join(cells[-1]['source'])
+    captions = re.findall(r':caption: (.+)', toc)
+    assert captions == ['The kernel, explained', 'Reference'], captions
+    core = toc.split(':caption: Reference')[0]
+    names = [p.stem for p in book_order() if p.suffix == '.ipynb']
+    assert re.findall(r'^(\w+)$', core, re.M) == [n for n in names if n[0].isdigit()]

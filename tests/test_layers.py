@@ -91,11 +91,12 @@ def test_the_top_level_face_is_small_and_every_name_resolves():
     assert r.stdout.strip() == str(sorted(resize_nearest.__all__))
 
 NBS = PKG.parent / 'nbs'
-PARTS = json.loads((NBS / 'parts.json').read_text(encoding='utf-8'))
+TRACKS = json.loads((NBS / 'parts.json').read_text(encoding='utf-8'))
+PARTS = {key: title for track in TRACKS.values() for key, title in track.items()}
 
 
 def book():
-    "The chapters in reading order: the parts in order, then the appendices (nbs/parts.json)."
+    "The chapters in reading order: the core track's parts, then the reference (nbs/parts.json)."
     return [p for key in PARTS for p in sorted(NBS.glob(f'{key}*.ipynb'))]
 
 
@@ -130,20 +131,24 @@ def chapter_imports(path, known):
     return found - {'resize_nearest'}
 
 
-def test_a_chapter_imports_only_earlier_chapters_and_the_appendices():
-    """The book's order (DESIGN.md): a chapter of parts I-V uses only chapters before it and the
-    appendices, which are the floor; an appendix uses only appendices before it."""
+def test_a_chapter_imports_only_what_its_reader_has_met_or_can_look_up():
+    """The book's order (DESIGN.md): a core chapter uses earlier core chapters and the reference it
+    links to (the reference is looked up, not read in order); a reference chapter uses the core and
+    earlier reference chapters and the appendices; an appendix A uses only
+    earlier appendices A."""
     owners = chapter_of_module()
     order = [p.name for p in book()]
     for position, path in enumerate(book()):
         for module in chapter_imports(path, owners):
             owner = owners[module]
             earlier = order.index(owner) <= position
-            # appendices A are the floor; engineering appendices E hold a part's hardening and
-            # plumbing, so a chapter may use them and they may use the chapters
-            floor = owner[0] in 'ae'
-            allowed = owner.startswith('a') and earlier if path.name.startswith('a') else earlier or floor
-            assert allowed, f'{path.name} imports {module}, exported by {owner}: not an earlier chapter or an appendix it may use'
+            if path.name.startswith('a'):
+                allowed = owner.startswith('a') and earlier
+            elif path.name[0].isdigit():
+                allowed = earlier or not owner[0].isdigit()
+            else:
+                allowed = earlier or owner[0] in 'ae'
+            assert allowed, f'{path.name} imports {module}, exported by {owner}'
 
 
 def test_every_notebook_belongs_to_a_part():
@@ -163,14 +168,15 @@ LAYERS = design_layers()
 
 
 def test_a_layer_is_a_folder():
-    "Each layer of DESIGN.md's table is one folder of the package (the entry points: the face)."
+    """Each layer of DESIGN.md's table is one folder of the package (the entry points: the face and
+    the `entry` folder of the plumbing that serves only them)."""
     folders = [{m.split('.')[0] if '.' in m or m == 'nki_cpu' else '' for m in members}
                for _, members in LAYERS]
     assert all(len(f) == 1 for f in folders[:-1]), folders
-    assert folders[-1] == {''}, folders[-1]
+    assert folders[-1] == {'', 'entry'}, folders[-1]
     assert len({f.pop() for f in folders[:-1]}) == len(LAYERS) - 1
     entries = {p.name for p in PKG.iterdir() if p.name != '__pycache__'}
-    assert len(entries) <= 12, sorted(entries)
+    assert len(entries) <= 13, sorted(entries)
 
 
 def test_the_design_table_names_each_module_once():

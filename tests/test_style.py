@@ -170,20 +170,22 @@ def test_export_cells_are_small():
     assert statistics.median(n for n, _, _ in sizes) <= EXPORT_CELL_MEDIAN
 
 
-# Chapters are named by part and place (1.5, 2.1), appendices by letter (A3, E4a): a reference must
-# name a notebook that exists (a two-digit number is an old name that no chapter carries any more)
+# Core chapters are named by part and place (1.5, 2.1), reference chapters R1-R15, appendices by
+# letter (A3, E4a): a reference must name a notebook that exists (a two-digit number is an old name)
 CHAPTER_REFERENCE = re.compile(
-    r'\b(?:[Cc]hapters?|[Aa]ppendix|[Aa]ppendices)\s+((?:\d|[AE]\d)[\w.]*'
-    r'(?:(?:,\s+|\s+and\s+|\s+or\s+|\s*[-–]\s*|\s+to\s+)(?:\d|[AE]\d)[\w.]*)*)')
+    r'\b(?:[Cc]hapters?|[Aa]ppendix|[Aa]ppendices)\s+((?:\d|[AER]\d)[\w.]*'
+    r'(?:(?:,\s+|\s+and\s+|\s+or\s+|\s*[-–]\s*|\s+to\s+)(?:\d|[AER]\d)[\w.]*)*)')
 
 
 def chapter_names():
-    "The name each notebook is referred to by: 14_x -> 1.4, a3_x -> A3, e4a_x -> E4a."
+    "The name each notebook is referred to by: 14_x -> 1.4, r05_x -> R5, a3_x -> A3, e4a_x -> E4a."
     names = set()
     for p in (ROOT / 'nbs').glob('*.ipynb'):
         stem = p.name.split('_')[0]
         if stem[:1].isdigit() and len(stem) == 2:
             names.add(f'{stem[0]}.{stem[1]}')
+        elif stem[:1] == 'r' and stem[1:].isdigit():
+            names.add(f'R{int(stem[1:])}')
         elif stem[:1] in 'ae' and len(stem) > 1:
             names.add(stem[0].upper() + stem[1:])
     return names

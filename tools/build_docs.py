@@ -369,13 +369,15 @@ def toctree(caption: str, entries) -> str:
 
 
 def stage_pages(src: Path, chapters: list, pages: list):
-    "The home page with the table of contents, every chapter, the Markdown pages and the figures."
-    parts = json.loads((ROOT / 'nbs' / 'parts.json').read_text(encoding='utf-8'))
-    toc = ''.join(
-        toctree(title, [p.stem for p in chapters if p.name.startswith(key)])
-        for key, title in parts.items()
-    )
-    toc += toctree('Reference', [p.stem for p in pages] + ['api/index'])
+    """The home page with the table of contents in two sections (the core track, the reference:
+    nbs/parts.json), every chapter, the Markdown pages and the figures."""
+    tracks = json.loads((ROOT / 'nbs' / 'parts.json').read_text(encoding='utf-8'))
+    entries = {
+        track: [p.stem for key in parts for p in chapters if p.name.startswith(key)]
+        for track, parts in tracks.items()
+    }
+    entries['Reference'] += [p.stem for p in pages] + ['api/index']
+    toc = ''.join(toctree(track, names) for track, names in entries.items())
     stage_notebook(ROOT / 'nbs' / 'index.ipynb', src / 'index.ipynb', toc)
     for path in chapters:
         stage_notebook(path, src / path.name)
@@ -424,7 +426,7 @@ def main():
     args = ap.parse_args()
     shutil.rmtree(args.src, ignore_errors=True)
     args.src.mkdir(parents=True)
-    chapters = sorted((ROOT / 'nbs').glob('[0-9ae]*.ipynb'))
+    chapters = sorted((ROOT / 'nbs').glob('[0-9aer]*.ipynb'))
     pages = sorted((ROOT / 'nbs').glob('*.md'))
     stage_pages(args.src, chapters, pages)
     mods = stage_api(args.src)
