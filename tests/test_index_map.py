@@ -58,3 +58,32 @@ def test_mismatch_counts_against_direct_comparison():
 @pytest.mark.parametrize('bad, msg', [((1.5, 2), 'in_size'), ((2, 0), 'out_size'), ((True, 2), 'in_size')])
 def test_bad_sizes(bad, msg):
     with pytest.raises((TypeError, ValueError), match=msg): src_index_exact(np.arange(3), *bad)
+
+
+def test_ties_on_the_7_6_ray_round_to_the_even_integer():
+    """Chapter 1.1: on 224 -> 192, where d*7/6 is an integer the exact product d*fl32(7/6) falls
+    short of it; it is a tie with the float32 number below exactly at d = 6 * 2^j, rounded to the
+    even integer, and past the tie at d = 54, 102, 108, the wrong indices. Held against Python's
+    exact fractions and IEEE 754 round-to-nearest-even, written out here."""
+    from fractions import Fraction
+    scale = Fraction(float(np.float32(224 / 192)))
+    ties, past = [], []
+    for d in range(6, 192, 6):
+        k = 7 * d // 6
+        below = Fraction(float(np.nextafter(np.float32(k), np.float32(0))))
+        shortfall, half = k - d * scale, (k - below) / 2
+        (ties if shortfall == half else past if shortfall > half else []).append(d)
+        # round to nearest, ties to the even significand: the integer's, never the one below
+        assert (np.float32(d) * np.float32(224 / 192) == k) == (shortfall <= half), d
+    assert (ties, past) == ([6, 12, 24, 48, 96], [54, 102, 108])
+    wrong = np.flatnonzero(src_index_fp32(np.arange(192), 224, 192) != np.arange(192) * 224 // 192)
+    assert wrong.tolist() == past
+
+
+@pytest.mark.parametrize('in_w, want', [(7, (1, 0)), (2, (0, 1))])
+def test_column_past_the_row_boundary_rounds_either_way(in_w, want):
+    """41 -> 41 wide puts p = 41 in row 0, column 41: the float32 source column rounds up to in_w
+    (7: the next source row's first pixel) or stays below it (2: the same row's last pixel)."""
+    got = int(load_indices((in_w, in_w), (41, 41), 'as_compiled')[41])
+    assert divmod(got, in_w) == want
+    assert load_indices((in_w, in_w), (41, 41))[41] == 0

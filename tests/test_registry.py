@@ -53,3 +53,12 @@ def test_validation_messages():
         with pytest.raises(ValueError, match=list(bad)[0]): reg.validate_resize_nearest(bad)
     with pytest.raises(TypeError, match='attrs must be a dict'): reg.validate_resize_nearest(None)
     assert reg.validate_resize_nearest({}) == {}
+
+
+@pytest.mark.parametrize('shape, out_hw', [((2, 30, 20, 8), (59, 38)), ((1, 7, 7, 3), (41, 41))])
+def test_arguments_builder_equals_the_described_one_liner(shape, out_hw):
+    "The exported builder (the decompile's steps) against the description's one-line body."
+    def described(inst):
+        return {"out_shape": inst.results[0].access_shape}
+    inst = reg.make_resize_instruction(shape, out_hw)
+    assert reg._get_resize_args(inst) == described(inst) == {'out_shape': (shape[0], *out_hw, shape[3])}
