@@ -7,6 +7,25 @@ and which resizes of a model, with exit statuses that tell a run from a model; `
 # %% auto #0
 __all__ = ['main']
 
+# %% ../nbs/r15_cli.ipynb #15-002b
+# Ctrl-C during the seconds the imports below take, before main() can catch it: one line and
+# status 130 at once (a KeyboardInterrupt raised there could print a traceback, or be swallowed
+# by a library's callback and let the command run on)
+import os, signal, sys, threading
+
+
+def _interrupted_while_starting(signum, frame):
+    "SIGINT before main(): say so on one line and exit 130 at once, whatever was being imported."
+    try:
+        os.write(2, b'resize-nearest: interrupted\n')
+    finally:
+        os._exit(130)
+
+
+_STARTING = __name__ == '__main__' or os.path.basename(sys.argv[0]) == 'resize-nearest'
+if _STARTING and threading.current_thread() is threading.main_thread():
+    signal.signal(signal.SIGINT, _interrupted_while_starting)
+
 # %% ../nbs/r15_cli.ipynb #15-003
 import argparse, math, os, re, sys, textwrap
 import dataclasses
@@ -16,23 +35,23 @@ from pathlib import Path
 import numpy as np
 from .kernels import backend as _backend
 from matplotlib.figure import Figure
-from matplotlib.colors import LogNorm
-from .studies.compare import kernel_sweep
+from matplotlib.colors import ListedColormap, LogNorm
+from matplotlib.patches import Patch
+from .studies.compare import OUT_OF_BOUNDS, kernel_sweep
 from .models.audit import check, audit_sizes, is_affected
 from .models.audit import EXACT, TENSORRT, TFLITE
-from .models.runtimes import engines_from_environment
 from .maps.nearest_modes import COORDINATE_MODES, NEAREST_MODES
 from .maps.plan import F32_EXACT, MAX_AXIS
 from .host.variants import VARIANTS
 from .studies.tables import Table
 
 # %% ../nbs/r15_cli.ipynb #15-003b
-from resize_nearest.models.cli_plumbing import (
-    MODELLED, UsageError, _Parser, _audit_model, _beside_external_data, _checked,
+from resize_nearest.entry.cli_plumbing import (
+    MODELLED, UsageError, _Clock, _Parser, _audit_model, _beside_external_data, _checked,
     _demo_compiler_example, _demo_failing_size, _figure_folder, _fix_target,
     _fixed, _integer_ticks, _onnxruntime_refusal, _print_fix, _print_report, _quiet_pipe,
-    _read_model, _refused, _say, _silence_stdout, _write_json, figure_path, finding_lines,
-    printable, write_figure,
+    _read_model, _refused, _runtime_engines, _say, _silence_stdout, _write_json, figure_path,
+    finding_lines, printable, write_figure,
 )
 
 # %% ../nbs/r15_cli.ipynb #4ff62574
@@ -50,9 +69,9 @@ def parse_hw(text: str, name: str) -> tuple:
     return tuple(parts) if len(parts) == 2 else (1, parts[0])
 
 # %% ../nbs/r15_cli.ipynb #94e9b5c0
-def _convention_rows(in_hw, out_hw, mode, rounding, torch_compile=False) -> list:
+def _convention_rows(in_hw, out_hw, mode, rounding, torch_compile=False, engines=()) -> list:
     "check's rows for a convention other than the compiler's: the audit engine's `RuntimeRow`s."
-    row = audit_sizes(in_hw, out_hw, mode, rounding, torch_compile, engines_from_environment())
+    row = audit_sizes(in_hw, out_hw, mode, rounding, torch_compile, engines)
     # check runs the libraries; models of others are the audit's
     return [r for r in row.runtime_rows() if r.implementation not in (TFLITE, TENSORRT)]
 
@@ -88,27 +107,30 @@ def _labelled(row):
     return dataclasses.replace(row, implementation=f'{row.implementation} {MODELLED}')
 
 # %% ../nbs/r15_cli.ipynb #8f7251db
-def _check_rows(in_hw, out_hw, mode, rounding, torch_compile=False) -> tuple:
+def _check_rows(in_hw, out_hw, mode, rounding, torch_compile=False, engines=()) -> tuple:
     """(check's rows, the columns its text shows); past the kernels' axis limit, the libraries'
     rows with ours marked not run (the audit engine's counts) instead of no rows at all."""
     if (mode, rounding) != ('asymmetric', 'floor') or torch_compile:
-        return _convention_rows(in_hw, out_hw, mode, rounding, torch_compile), CONVENTION_COLUMNS
+        rows = _convention_rows(in_hw, out_hw, mode, rounding, torch_compile, engines)
+        return rows, CONVENTION_COLUMNS
     try:
-        return check(in_hw, out_hw, engines=engines_from_environment()), CHECK_COLUMNS
+        return check(in_hw, out_hw, engines=engines), CHECK_COLUMNS
     except ValueError:
         # only sizes check itself takes (under 2^24 pixels each) that pass the kernels' axis limit
         if max(in_hw + out_hw) <= MAX_AXIS or max(math.prod(in_hw), math.prod(out_hw)) >= F32_EXACT:
             raise
-        return _convention_rows(in_hw, out_hw, mode, rounding), CONVENTION_COLUMNS
+        return _convention_rows(in_hw, out_hw, mode, rounding, engines=engines), CONVENTION_COLUMNS
 
 # %% ../nbs/r15_cli.ipynb #7927555c
 def check_command(in_text, out_text, as_json=False, mode='asymmetric', rounding='floor',
                   torch_compile=False) -> int:
     """The `check` command: 1 when an implementation that ran copies a wrong pixel, 4 when only a
-    modelled one does (it is named '(modelled)' in the table and the JSON), 0 when none does."""
+    modelled one does (it is named '(modelled)' in the table and the JSON), 0 when none does.
+    Without the onnx package the runtimes are not run, and a line on stderr says so."""
     in_hw, out_hw = parse_hw(in_text, 'IN'), parse_hw(out_text, 'OUT')
     try:
-        rows, columns = _check_rows(in_hw, out_hw, mode, rounding, torch_compile)
+        engines, skipped = _runtime_engines()
+        rows, columns = _check_rows(in_hw, out_hw, mode, rounding, torch_compile, engines)
     except ValueError as e:  # sizes outside what check runs: a usage error, not a finding
         _usage_error(str(e))
     status = _exit_status((r.kind, r.status if r.wrong is None else r.wrong)
@@ -118,17 +140,25 @@ def check_command(in_text, out_text, as_json=False, mode='asymmetric', rounding=
         _write_json(rows)
     else:
         print(Table(rows, columns).text())
+    if skipped:
+        _say(skipped)
     return status
+
+# %% ../nbs/r15_cli.ipynb #15-fix-timeout
+# --fix's bound on the runtimes' runs of the whole call, where --timeout is not given: the fix runs
+# every runtime twice per node (the audit, then the verification), each child in what is left
+FIX_TIMEOUT = 60
 
 # %% ../nbs/r15_cli.ipynb #f099bdd8
 def audit_command(path: str, as_json: bool = False, inputs: str = None, fix: str = None,
                   every: bool = False, force: bool = False, torch_compile: bool = False,
-                  fix_form: str = 'gather') -> int:
+                  fix_form: str = 'gather', timeout: float = None) -> int:
     """The `audit` command on an ONNX file: 1 when a nearest Resize is wrong on some implementation
     that ran, 4 when only on modelled ones, 3 when none is found wrong but some node could not be
     analysed; 2 when onnxruntime cannot load the model. With `fix`, the model made exact is
-    written there, checked and verified: 0 when every node that needs it was replaced, else 1.
-    The runtimes run once per node: the fix reads the audit's counts."""
+    written there, checked and verified: 0 when every node that needs it was replaced and
+    verified, else 1. The runtimes run once per node (the fix reads the audit's counts), within
+    `timeout` seconds for the whole call (with `fix`, FIX_TIMEOUT unless given)."""
     if importlib.util.find_spec('onnx') is None:
         _usage_error(
             'audit needs the onnx package: pip install "resize_nearest[onnx]" '
@@ -138,24 +168,30 @@ def audit_command(path: str, as_json: bool = False, inputs: str = None, fix: str
     proto = _read_model(path)  # read once: the audit and the fix take the proto
     if target is not None:
         _beside_external_data(fix, target, path, proto)
-    engines = engines_from_environment()
+    clock = _Clock(FIX_TIMEOUT if timeout is None and fix else timeout)
+    engines = _runtime_engines(clock)[0]
     given, report = _audit_model(path, proto, inputs, torch_compile, engines)
     refusal = _onnxruntime_refusal(path, report)
     if refusal:
         return _refused(report, path, refusal, as_json)
-    if target is None and as_json:
-        _write_json(report)  # JSON escapes control characters itself
-    elif target is None:
-        _print_report(report, path)
     if target is None:
-        return _audit_status(report)
-    summary = _fixed(proto, path, target, given, every, fix_form, engines)
+        return _audit_report(report, path, as_json, inputs is not None)
+    summary = _fixed(proto, path, target, given, every, fix_form, engines, clock, force)
     if as_json:
         _write_json(dict(audit=report, fix=summary))
     else:
-        _print_report(report, path)
+        _print_report(report, path, inputs is not None)
         _print_fix(summary)
     return int(not summary['complete'])
+
+# %% ../nbs/r15_cli.ipynb #15-audit-report
+def _audit_report(report, path, as_json: bool, inputs_given: bool) -> int:
+    "audit's report without --fix, as JSON or text; its exit status."
+    if as_json:
+        _write_json(report)  # JSON escapes control characters itself
+    else:
+        _print_report(report, path, inputs_given)
+    return _audit_status(report)
 
 # %% ../nbs/r15_cli.ipynb #c4e1d004
 def _audit_status(report) -> int:
@@ -203,19 +239,20 @@ def demo(fig_dir='.', seed: int = 0, force: bool = False) -> dict:
 
 # %% ../nbs/r15_cli.ipynb #8fc05e11
 def plot_sweep(counts: np.ndarray, title: str) -> Figure:
-    "Wrong output pixels per (in, out) pair on a log colour scale (blank: none)."
+    """Wrong output pixels per (in, out) pair on a log colour scale (blank: none); a pair whose
+    map reads outside the image has no pixels to count, and gets a colour of its own."""
     fig = Figure(figsize=(5.6, 4.8), layout='constrained')
     ax = fig.subplots()
     n = counts.shape[0]
-    im = ax.imshow(
-        np.ma.masked_less_equal(counts, 0),
-        origin='lower',
-        cmap='inferno_r',
-        norm=LogNorm(vmin=1, vmax=max(2, counts.max())),
-        interpolation='nearest',
-        extent=(0.5, n + 0.5, 0.5, n + 0.5),
-    )
+    shown = dict(origin='lower', interpolation='nearest', extent=(0.5, n + 0.5, 0.5, n + 0.5))
+    im = ax.imshow(np.ma.masked_less_equal(counts, 0), cmap='inferno_r',
+                   norm=LogNorm(vmin=1, vmax=max(2, counts.max())), **shown)
     fig.colorbar(im, ax=ax, label='wrong output pixels')
+    outside = counts == OUT_OF_BOUNDS
+    if outside.any():
+        ax.imshow(np.ma.masked_where(~outside, outside), cmap=ListedColormap(['tab:blue']), **shown)
+        ax.legend(handles=[Patch(color='tab:blue', label='reads outside the image')],
+                  loc='upper left', fontsize='small')
     ax.set(xlabel='out size m', ylabel='in size n', title=title)
     _integer_ticks(ax)
     return fig
@@ -223,22 +260,22 @@ def plot_sweep(counts: np.ndarray, title: str) -> Figure:
 # %% ../nbs/r15_cli.ipynb #7088ccb7
 def sweep(max_size: int = 24, fig_dir='.', progress: bool = None, force: bool = False) -> dict:
     """Both kernels against the integer map for every (in, out) pair up to max_size; a table and a
-    heat map, sweep.png (an existing one only with `force`)."""
+    heat map, sweep.png (an existing one only with `force`). A pair whose map reads outside the
+    image is counted apart: it has no output, so no pixels to count."""
     Path(fig_dir).mkdir(parents=True, exist_ok=True)
     path = figure_path(fig_dir, 'sweep.png', force)  # before the work, not after it
     res = kernel_sweep(max_size, progress=sys.stderr.isatty() if progress is None else progress)
-    print(
-        f"{'variant':>12} {'pairs':>7} {'pairs wrong':>12} {'pixels wrong':>13}  first failing pair"
-        " (in, out)"
-    )
+    print(f"{'variant':>12} {'pairs':>7} {'pairs wrong':>12} {'out of image':>13}"
+          f" {'pixels wrong':>13}  first failing pair (in, out)")
     for v, c in res.items():
-        bad = np.argwhere(c > 0) + 1
+        bad = np.argwhere((c > 0) | (c == OUT_OF_BOUNDS)) + 1
         first = min((tuple(int(t) for t in b) for b in bad), key=max) if len(bad) else '-'
-        print(f'{v:>12} {c.size:>7} {int((c > 0).sum()):>12} {int(c.sum()):>13}  {first}')
+        outside, pixels = int((c == OUT_OF_BOUNDS).sum()), int(c[c > 0].sum())
+        print(f'{v:>12} {c.size:>7} {len(bad):>12} {outside:>13} {pixels:>13}  {first}')
     title = f'as-compiled kernel: wrong pixels, n x n -> m x m, n,m <= {max_size}'
     write_figure(plot_sweep(res['as_compiled'], title), path, force)
     print(f'wrote {path}')
-    if res['exact'].any():
+    if (res['exact'] != 0).any():
         raise SystemExit('sweep FAILED: the exact kernel differs from the integer map')
     return res
 
@@ -309,7 +346,7 @@ EXAMPLES = {  # command -> (what it does, an example), shown by `resize-nearest 
 # %% ../nbs/r15_cli.ipynb #c4e1d006
 EXIT_STATUSES = {  # command -> its exit statuses, shown by `resize-nearest COMMAND --help`
     'check': (
-        (0, 'no implementation but ours copies a wrong pixel'),
+        (0, 'every implementation that ran or was modelled copies the right pixels'),
         (1, 'an implementation that ran copies a wrong pixel'),
         (2, 'bad arguments'),
         (4, f'only a row marked {MODELLED} copies a wrong pixel (a model, not a run)'),
@@ -317,7 +354,7 @@ EXIT_STATUSES = {  # command -> its exit statuses, shown by `resize-nearest COMM
     'audit': (
         (0, 'no nearest resize is wrong on any implementation, and every node was analysed'),
         (1, 'an implementation that ran copies a wrong element; with --fix: the fix is'
-            ' incomplete (a node refused or not verified)'),
+            ' incomplete (a node refused or not verified by onnxruntime)'),
         (2, 'bad arguments, or a model that cannot be read or that onnxruntime cannot load'),
         (3, 'nothing found wrong, but some nodes could not be analysed (their rows say why)'),
         (4, f'only columns marked {MODELLED} find a wrong element (a model, not a run)'),
@@ -348,6 +385,10 @@ def _audit_arguments(audit_p):
     audit_p.add_argument('--fix-form', choices=('gather', 'slices'), default='gather',
                          help='with --fix: Gathers of exact indices (default), or Slices and'
                          ' Concats where the shapes are fixed (ncnn runs these, not Gathers)')
+    audit_p.add_argument('--timeout', metavar='SECONDS', type=float,
+                         help="bound on the runtimes' runs of the whole call: each runtime's"
+                         ' child gets what is left; a runtime reached later is not run (default:'
+                         f' {FIX_TIMEOUT} with --fix, none without)')
 
 # %% ../nbs/r15_cli.ipynb #182fe073
 def build_parser() -> argparse.ArgumentParser:
@@ -407,8 +448,10 @@ def _run(a) -> int:
     if a.command == 'audit':
         if (a.every or a.force or a.fix_form != 'gather') and not a.fix:
             _usage_error('--every, --force and --fix-form go with --fix OUT.onnx')
+        if a.timeout is not None and not 0 < a.timeout < math.inf:
+            _usage_error(f'--timeout must be a positive number of seconds, got {a.timeout:g}')
         return audit_command(a.MODEL, a.json, a.inputs, a.fix, a.every, a.force,
-                             a.torch_compile, a.fix_form)
+                             a.torch_compile, a.fix_form, a.timeout)
     if a.command == 'sweep':
         if not 1 <= a.max <= 512:
             _usage_error(f'--max must be between 1 and 512, got {a.max}')
@@ -423,6 +466,8 @@ def _run(a) -> int:
 # %% ../nbs/r15_cli.ipynb #7a073215
 def main(argv=None):
     "The `resize-nearest` command; Ctrl-C stops it quietly with exit status 130, as shells report."
+    if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:  # main() catches it now
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         _main(sys.argv[1:] if argv is None else list(argv))
     except KeyboardInterrupt:

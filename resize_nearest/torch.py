@@ -33,7 +33,7 @@ from .models.onnx_reader import AxisResize, ResizeNode
 from .host.api import resize_nearest, check_backend
 from .host.api import build_request, prepare_request, run_request
 from .studies.benchmark import median_seconds, sample_seconds
-from resize_nearest.host.torch_plumbing import (
+from resize_nearest.entry.torch_plumbing import (
     NEAREST_MODES, _F_INTERPOLATE, _CONVENTION, _aten_axis, _axis_scales, _exact_for_good,
     _exact_interpolate, _exact_resize, _float_ints, _from_numpy, _hold, _memory_format,
     _output_size, _plain, _pytorch_refusal, _release, _remembered_call, _script_resize,
@@ -319,13 +319,24 @@ def _engine_node(node, x_shape, outs, scales):
             for k, (i, o, s) in enumerate(zip(x_shape[2:], outs, scales))]
     return r, [a for a in axes if a.in_size != a.out_size or a.scale not in (None, 1)]
 
+# %% ../nbs/r14_torch.ipynb #r14-example-tuple
+def _example_tuple(example_inputs) -> tuple:
+    """`audit`'s inputs as torch.export takes them: a tuple, one tensor wrapped in one (iterating a
+    tensor would split it along its first axis); anything else is refused before the trace."""
+    if isinstance(example_inputs, torch.Tensor):
+        return (example_inputs,)
+    if isinstance(example_inputs, (tuple, list)):
+        return tuple(example_inputs)
+    raise TypeError('example_inputs must be a tensor or a tuple of the module\'s inputs, got'
+                    f' {type(example_inputs).__name__}')
+
 # %% ../nbs/r14_torch.ipynb #0c77cf4a
-def audit(module: nn.Module, example_inputs: tuple, torch_compile: bool = False) -> list:
-    """One `AuditRow` (chapter R11) per nearest upsample in `module` traced on `example_inputs`: op,
-    sizes, the call's scale factors, PyTorch's wrong elements over every resized axis, and per
-    implementation the wrong elements of the whole output, from the audit engine of chapter R11
-    (torch.compile run too with `torch_compile`)."""
-    ep = torch.export.export(module, tuple(example_inputs))
+def audit(module: nn.Module, example_inputs, torch_compile: bool = False) -> list:
+    """One `AuditRow` (chapter R11) per nearest upsample in `module` traced on `example_inputs` (a
+    tuple of the module's inputs, or one tensor): op, sizes, the call's scale factors, PyTorch's
+    wrong elements over every resized axis, and per implementation the wrong elements of the whole
+    output, from the audit engine of chapter R11 (torch.compile run too with `torch_compile`)."""
+    ep = torch.export.export(module, _example_tuple(example_inputs))
     rows = []
     for node in ep.graph.nodes:
         name = str(node.target)

@@ -62,7 +62,7 @@ def test_a_file_that_appears_while_the_figure_is_drawn_is_not_replaced(tmp_path)
     path = cli.figure_path(tmp_path, 'demo.png')  # free when the command starts
     path.write_text('written meanwhile')
     fig = cli.plot_sweep(cli.np.ones((2, 2)), 'a figure')
-    with pytest.raises(FileExistsError, match='--force'):
+    with pytest.raises(FileExistsError, match='appeared while the work ran; it is kept'):
         cli.write_figure(fig, path)
     assert path.read_text() == 'written meanwhile' and os.listdir(tmp_path) == ['demo.png']
 

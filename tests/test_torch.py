@@ -5,7 +5,7 @@ from fractions import Fraction
 from torch.export import Dim
 from pathlib import Path
 from resize_nearest.torch import interpolate_nearest, ResizeNearest, audit, patch
-from resize_nearest.host.torch_plumbing import _floor_quotient, exact_indices
+from resize_nearest.entry.torch_plumbing import _floor_quotient, exact_indices
 import torch.nn as nn
 from resize_nearest.maps.index_map import src_index_exact
 

@@ -5,7 +5,7 @@ torch, is the oracle."""
 import pytest
 import torch
 
-import resize_nearest.host.torch_plumbing as rt  # the host memories (appendix E5a)
+import resize_nearest.entry.torch_plumbing as rt  # the host memories (appendix E5a)
 from resize_nearest.torch import _F_INTERPOLATE, interpolate_nearest, patch
 
 

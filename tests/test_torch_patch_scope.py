@@ -138,3 +138,50 @@ def test_a_forward_the_user_sets_inside_the_block_stays_after_it():
         up.forward = forward
     assert up.forward is forward and torch.equal(up(X), -THEIRS)
     assert '__prepare_scriptable__' not in up.__dict__
+
+
+def _task_created_inside_a_block_calls_after_it():
+    "F.interpolate from an asyncio task created inside a patch() block, run after the block."
+    import asyncio
+
+    async def later():
+        await asyncio.sleep(0)
+        return F.interpolate(X, size=(22, 22))
+
+    async def main():
+        with patch():
+            task = asyncio.create_task(later())
+        return await task  # the block has closed before the task runs
+
+    return asyncio.run(main())
+
+
+def test_a_task_created_inside_a_block_stays_inside_it():
+    """The task copied its creator's context, as asyncio documents (create_task runs it in
+    contextvars.copy_context()): it is inside the block, exact, after the creator has left it."""
+    assert torch.equal(_task_created_inside_a_block_calls_after_it(), EXACT)
+    import gc
+
+    gc.collect()  # the finished task and its context gone: no block is held anywhere
+    assert F.interpolate is _F_INTERPOLATE
+
+
+def test_a_task_created_inside_a_block_is_exact_whatever_another_thread_holds():
+    "The same, while another thread holds a patch() block of its own from start to end."
+    opened, finish = threading.Event(), threading.Event()
+
+    def holder():
+        with patch():
+            opened.set()
+            finish.wait(30)
+
+    worker = threading.Thread(target=holder)
+    worker.start()
+    opened.wait(30)
+    try:
+        inside = _task_created_inside_a_block_calls_after_it()
+        outside = F.interpolate(X, size=(22, 22))  # this thread holds no block: PyTorch's own
+    finally:
+        finish.set()
+        worker.join()
+    assert torch.equal(inside, EXACT) and torch.equal(outside, THEIRS)

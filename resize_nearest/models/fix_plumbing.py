@@ -9,6 +9,7 @@ never written through a link."""
 __all__ = ['write_model']
 
 # %% ../../nbs/e4b_fix_plumbing.ipynb #4eb-003
+import errno
 import os
 import re
 import secrets
@@ -302,11 +303,27 @@ def same_file(path, model) -> bool:
     except OSError:  # nothing there (or a dangling link): not the model
         return False
 
+# %% ../../nbs/e4b_fix_plumbing.ipynb #4eb-010a
+def rename_new(tmp: str, path: str, replace: bool = True):
+    """Give the finished file `tmp` the name `path`: `replace`, onto whatever is there (a link
+    replaced, not followed); else only where nothing is, at the instant of the rename: `os.link`
+    fails on any name there, a dangling link too, and the file that appeared is kept."""
+    if replace:
+        os.replace(tmp, path)
+        return
+    try:
+        os.link(tmp, path, follow_symlinks=False)
+    except FileExistsError:
+        message = 'appeared while the work ran; it is kept (not replaced)'
+        raise FileExistsError(errno.EEXIST, message, path) from None
+    os.unlink(tmp)
+
 # %% ../../nbs/e4b_fix_plumbing.ipynb #4eb-010
-def write_model(proto, path, model=None):
+def write_model(proto, path, model=None, replace: bool = True):
     """Write the ModelProto `proto` to `path` through a new file beside it, renamed onto `path`:
     a link at `path` is replaced, never followed; a hard link's other names keep the old file;
-    `path` the same file as `model` is a ValueError, checked again just before the rename."""
+    `path` the same file as `model` is a ValueError, checked again just before the rename.
+    `replace` False: anything at `path` by then is kept, a FileExistsError (`rename_new`)."""
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     tmp = os.path.join(folder, f'.{os.path.basename(path)}.{secrets.token_hex(6)}.tmp')
@@ -317,7 +334,8 @@ def write_model(proto, path, model=None):
             f.write(data)
         if model is not None and same_file(path, model):
             raise ValueError(f'{path!r} is the model itself (the same file); name a new file')
-        os.replace(tmp, path)
+        rename_new(tmp, path, replace)
     except BaseException:  # Ctrl-C too: leave no temporary file behind
-        os.unlink(tmp)
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
         raise

@@ -114,12 +114,18 @@ def peer_counts(
             counts[name][case] = wrong
     return counts
 
+# %% ../../nbs/r06_compare.ipynb #r06-sweep-codes
+# kernel_sweep's codes for a pair with no count: the variant cannot take it, or its map reads
+# outside the image (the run stops at the first such read: there is no output to compare)
+NOT_APPLICABLE, OUT_OF_BOUNDS = -1, -2
+
 # %% ../../nbs/r06_compare.ipynb #10-014
 def kernel_sweep(
     max_size: int = 32, variants=('exact', 'as_compiled'), progress: bool = True
 ) -> dict:
     """{variant: counts[in-1, out-1]} of output pixels differing from the integer map, square images
-    1..max_size (-1: variant not applicable)."""
+    1..max_size; NOT_APPLICABLE where the variant cannot take the pair, OUT_OF_BOUNDS where its map
+    reads outside the image (a run with no output to count, not a number of pixels)."""
     n = check_size('max_size', max_size)
     if not isinstance(variants, (tuple, list)):
         raise TypeError(f'variants must be a tuple of variant names, got {variants!r}')
@@ -132,15 +138,14 @@ def kernel_sweep(
         ref = resize_nearest_reference(x, (o, o))
         for v in variants:
             if v != 'as_compiled' and VARIANTS[v].problems(x.shape, (o, o)):  # not applicable
-                res[v][i - 1, o - 1] = -1
+                res[v][i - 1, o - 1] = NOT_APPLICABLE
                 continue
             try:
                 y = run_kernel(VARIANTS[v].kernel, x, (1, o, o, 1), backend='cpu')
-            # the as-compiled map left the image: every pixel counts as wrong
-            except OutOfBoundsError:
+            except OutOfBoundsError:  # the as-compiled map left the image: no output to count
                 if v != 'as_compiled':
                     raise
-                res[v][i - 1, o - 1] = o * o
+                res[v][i - 1, o - 1] = OUT_OF_BOUNDS
                 continue
             res[v][i - 1, o - 1] = int((y != ref).sum())
     return res

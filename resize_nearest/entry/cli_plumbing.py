@@ -9,7 +9,9 @@ file, the fix's checks and the audit's text."""
 __all__ = []
 
 # %% ../../nbs/e5b_cli_plumbing.ipynb #e5b-003
-import argparse, dataclasses, errno, importlib, inspect, json, os, re, secrets, sys, tempfile, time
+import argparse, dataclasses, errno, importlib, inspect, json, math, os, re, secrets, sys, tempfile
+import time
+import types
 import warnings
 from pathlib import Path
 
@@ -20,13 +22,15 @@ from matplotlib.ticker import MaxNLocator
 from .. import nki_cpu
 from ..kernels import backend as _backend
 from ..host.api import resize_nearest, resize_nearest_reference
-from .audit import audit_onnx
-from .fix import fix_report
-from .runtimes import engines_from_environment, runtimes_footer
-from .runtimes import verify_fix_runtimes
-from .fix_plumbing import same_file, write_model
-from .onnx_refusals import ModelReadError, _all_tensors, _model_folder
-from .onnx_refusals import load_model
+from ..models.audit import _exact_image, audit_onnx
+from ..models.fix import _key, fix_report
+from ..models.onnx_reader import read_resizes
+from ..models.runtimes import RUNTIMES, RuntimeEngine, chosen_runtimes, fix_verdicts
+from ..models.runtimes import _basis, runtimes_footer, wrong_count
+from ..models.runtime_children import TIME_BOUND, installed, not_installed, run_cases
+from ..models.fix_plumbing import rename_new, same_file, write_model
+from ..models.onnx_refusals import ModelReadError, _all_tensors, _model_folder
+from ..models.onnx_refusals import load_model
 from ..nki_cpu.frontend import kernel_problems
 
 # %% ../../nbs/e5b_cli_plumbing.ipynb #e5b-005
@@ -109,31 +113,32 @@ def _quiet_pipe(f) -> int:
         return 2
 
 # %% ../../nbs/e5b_cli_plumbing.ipynb #6c0a553b
-def figure_path(fig_dir, name: str, force: bool = False) -> Path:
+def figure_path(fig_dir, name: str, force: bool = False, flag: str = 'force=True') -> Path:
     """Where a command writes its figure `name`, checked before any work: a folder of that name is
-    refused, and so is anything already there (a file or a link) unless `force`."""
+    refused, and so is anything already there (a file or a link) unless `force`; the refusal
+    names `flag`, how the caller asks to replace it ('--force' on the command line)."""
     path = Path(fig_dir) / name
     if path.is_dir() and not path.is_symlink():
         raise IsADirectoryError(errno.EISDIR, 'is a folder, not a file the figure can replace',
                                 str(path))
     if os.path.lexists(path) and not force:
         kind = 'a link' if path.is_symlink() else 'a file'
-        raise FileExistsError(
-            errno.EEXIST, f'exists ({kind}); replaced only with --force (force=True)', str(path)
-        )
+        raise FileExistsError(errno.EEXIST, f'exists ({kind}); replaced only with {flag}',
+                              str(path))
     return path
 
 # %% ../../nbs/e5b_cli_plumbing.ipynb #02537152
 def write_figure(fig: Figure, path: Path, force: bool = False):
     """Write `fig` as a PNG to a new file beside `path`, then rename it to `path`: a link there is
-    replaced, never followed, and no half-written file is ever left."""
+    replaced, never followed, and no half-written file is ever left; without `force`, a file that
+    appeared there while the figure was drawn is kept (`rename_new`, appendix E4b)."""
     tmp = path.parent / f'.{path.name}.{secrets.token_hex(6)}.tmp'
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # a new file: no link followed
     try:
         with os.fdopen(fd, 'wb') as f:
             fig.savefig(f, format='png', dpi=90, metadata={'Software': None})
-        figure_path(path.parent, path.name, force)  # nothing appeared there while it was drawn
-        os.replace(tmp, path)
+        figure_path(path.parent, path.name, True)  # a folder that appeared is refused
+        rename_new(os.fspath(tmp), os.fspath(path), force)
     except BaseException:  # Ctrl-C too: leave no temporary file behind
         tmp.unlink(missing_ok=True)
         raise
@@ -156,7 +161,7 @@ def _figure_folder(a, name: str) -> str:
     "The --figures folder, writable, with room for the figure `name` (--force: replace it)."
     _writable(a.figures)
     try:
-        figure_path(a.figures, name, a.force)
+        figure_path(a.figures, name, a.force, '--force')
     except OSError as e:
         _usage_error(f'cannot write {printable(e.filename)}: it {e.strerror}')
     return a.figures
@@ -300,6 +305,112 @@ def _demo_failing_size(rng, results):
     )
     return ac, ex
 
+# %% ../../nbs/e5b_cli_plumbing.ipynb #e5b-031
+class _Clock:
+    """The whole call's `--timeout`: the seconds left of it (None: no bound), and what one
+    runtime's child may take of them (at most the children's own bound, chapter R13)."""
+
+    def __init__(self, seconds: float = None):
+        self.seconds = seconds
+        self.end = None if seconds is None else time.monotonic() + seconds
+
+    def left(self):
+        "Seconds left of the bound, or None without one."
+        return None if self.end is None else max(0.0, self.end - time.monotonic())
+
+    def child_bound(self) -> float:
+        "A child's wall-clock bound: the runtimes' own, or what is left of the call where less."
+        left = self.left()
+        return TIME_BOUND if left is None else min(TIME_BOUND, round(left, 1))
+
+    def spent(self) -> str:
+        "Why a runtime is not run, when less than a second of the bound is left; else None."
+        left = self.left()
+        if left is None or left >= 1:
+            return None
+        return f'not run: the --timeout of {self.seconds:g} s was spent before its turn'
+
+# %% ../../nbs/e5b_cli_plumbing.ipynb #e5b-033
+def _starting(name: str, what: str, clock: _Clock):
+    "A line on stderr as runtime `name` starts: what it runs, and the most it may take."
+    left = clock.left()
+    share = '' if left is None else f'; {left:.0f} s left of --timeout {clock.seconds:g}'
+    _say(printable(f'{name}: {what} (at most {clock.child_bound():.0f} s{share})'))
+
+# %% ../../nbs/e5b_cli_plumbing.ipynb #e5b-034
+class _TimedEngine(RuntimeEngine):
+    """Chapter R13's `RuntimeEngine` within the command's `_Clock`: a line on stderr as each
+    runtime starts on a node, its child bounded by what is left, and a runtime whose turn comes
+    after the bound is spent not run (its row says so). A runtime not installed is not started."""
+
+    def __init__(self, names, clock: _Clock):
+        super().__init__(names)
+        self.clock = clock
+
+    def _count(self, r, axes, out_shape, model, shape) -> dict:
+        "{runtime: wrong elements of the node's whole output, or why not counted}."
+        exact = _exact_image(r, axes, shape)
+        x = np.arange(math.prod(shape), dtype=np.float32).reshape(shape)
+        return {rt.name: self._one(rt, r, (model, x), exact, out_shape) for rt in self.runtimes}
+
+    def _one(self, rt, r, case, exact, out_shape):
+        "One runtime's count of node `r` on `case` (its probe model, the index image)."
+        if not installed(rt):
+            return not_installed(rt)
+        if self.clock.spent():
+            return self.clock.spent()
+        _starting(rt.name, f'running {r.name!r}', self.clock)
+        versions, (result,) = run_cases(rt, [(case[0], [case[1]])], self.clock.child_bound(),
+                                        self.memory)
+        self.versions.update({rt.name: versions} if versions else {})
+        self.sources[rt.name] = _basis(rt, versions, result, r)
+        value = wrong_count(result, exact)
+        return value * (math.prod(out_shape) // exact.size) if isinstance(value, int) else value
+
+# %% ../../nbs/e5b_cli_plumbing.ipynb #e5b-035
+def _runtime_engines(clock: _Clock = None) -> tuple:
+    """(the audit engines of the runtimes chosen, a line naming those not run for want of the
+    onnx package, or None): a runtime runs an ONNX model of the resize, and only onnx builds it."""
+    names = chosen_runtimes()
+    if not names:
+        return [], None
+    if importlib.util.find_spec('onnx') is None:
+        return [], (f"not run: {', '.join(names)}, which run an ONNX model of the resize: the onnx"
+                    ' package builds it; pip install "resize_nearest[onnx]" (or bash tools/venv.sh'
+                    ' onnx)')
+    return [_TimedEngine(names, clock or _Clock())], None
+
+# %% ../../nbs/e5b_cli_plumbing.ipynb #e5b-036
+def _verify_runtimes(model, changes: list, given, folder, clock: _Clock) -> list:
+    """Chapter R13's `verify_fix_runtimes` within `clock`: each replaced node's fix under each
+    runtime chosen and installed, in a child each; its change row gets 'runtimes'."""
+    names = [n for n in chosen_runtimes() if installed(RUNTIMES[n])]
+    if not names:
+        return changes
+    records = {}
+    for r in read_resizes(model, given, folder=folder):
+        records.setdefault(_key(r)[:2], r)  # (where, name): what a change row names
+    for c in changes:
+        if c['action'].startswith('replaced'):
+            c['runtimes'] = _node_verdicts(c, records.get((c['where'], c['node'])), names, clock)
+    return changes
+
+# %% ../../nbs/e5b_cli_plumbing.ipynb #e5b-037
+def _node_verdicts(change: dict, r, names: list, clock: _Clock) -> dict:
+    "{runtime: verdict} on one replaced node (`r`, its record), each run in what is left."
+    if r is None or r.problem:
+        why = r.problem if r is not None else 'no record of this node'
+        return {n: f'not verified: {why}' for n in names}
+    how = next(h for h in ('slices', 'constant', 'computed') if h in change['action'])
+    verdicts = {}
+    for name in names:
+        if clock.spent():
+            verdicts[name] = clock.spent()
+            continue
+        _starting(name, f"verifying the fix of {change['node']!r}", clock)
+        verdicts.update(fix_verdicts(r, how, [name], clock.child_bound()))
+    return verdicts
+
 # %% ../../nbs/e5b_cli_plumbing.ipynb #e5b-014
 MODELLED = '(modelled)'  # how a modelled row is named, as the audit names its modelled columns
 
@@ -416,7 +527,7 @@ def _fix_target(fix: str, model: str, force: bool) -> Path:
     if same_file(target, model):  # a link or a hard link to the model too: compared as files
         _usage_error(printable(f'--fix {fix!r} is the model itself; name a new file'))
     try:
-        figure_path(target.parent, target.name, force)
+        figure_path(target.parent, target.name, force, '--force')
     except OSError as e:
         _usage_error(printable(f'cannot write {e.filename}: it {e.strerror}'))
     _writable(str(target.parent), '--fix', fix)
@@ -433,20 +544,33 @@ def _beside_external_data(fix: str, target: Path, model: str, proto):
                                " relative to its folder; write the fixed model beside it"))
 
 # %% ../../nbs/e5b_cli_plumbing.ipynb #3fb5ed7d
-def _fixed(proto, path, target: Path, given, every, form: str = 'gather', engines=()) -> dict:
+def _fixed(proto, path, target: Path, given, every, form: str = 'gather', engines=(),
+           clock=None, force: bool = False) -> dict:
     """The fixed model (Gathers, or Slices with `form` 'slices'; a node wrong only under one of
-    the `engines` is replaced too): checked by onnx.checker (full, with shape inference), written,
-    summarised."""
+    the `engines` is replaced too): checked by onnx.checker (full, with shape inference), its
+    nodes verified under the runtimes within `clock`, written, summarised. Complete only when
+    no node was refused and every replaced one was verified."""
     folder = _model_folder(path)
     fixed, changes = fix_report(proto, given, every, folder, form=form, engines=engines)
-    verify_fix_runtimes(proto, changes, given, folder=folder)  # chapter R13
+    _verify_runtimes(proto, changes, given, folder, clock or _Clock())  # chapter R13's runtimes
     checker = _checker(fixed, proto)
     failed = checker.startswith('FAILED') or any('FAILED' in c.get('verified', '') for c in changes)
     if not failed:  # a model that failed its checks is never written
-        write_model(fixed, target, path)
-    complete = not failed and not any(c['action'].startswith('refuse') for c in changes)
+        _write_fixed(fixed, target, path, force)
+    unverified = any('not verified' in c.get('verified', '') for c in changes)
+    refused = any(c['action'].startswith('refuse') for c in changes)
     written = None if failed else str(target)
+    complete = not (failed or unverified or refused)
     return dict(written=written, checker=checker, complete=complete, changes=changes)
+
+# %% ../../nbs/e5b_cli_plumbing.ipynb #e5b-020
+def _write_fixed(fixed, target: Path, model: str, force: bool):
+    "Write the fixed model; without --force, a file that appeared at OUT meanwhile is kept."
+    try:
+        write_model(fixed, target, model, replace=force)
+    except FileExistsError:
+        _usage_error(printable(f'cannot write {target}: a file appeared there while the fix ran;'
+                               ' it is kept (--force replaces it)'))
 
 # %% ../../nbs/e5b_cli_plumbing.ipynb #160e0052
 def _check_error(model, full: bool) -> str:
@@ -472,7 +596,7 @@ def _checker(fixed, original) -> str:
 
 # %% ../../nbs/e5b_cli_plumbing.ipynb #9a8e5814
 def _print_fix(summary):
-    "The fix's text: where it was written, the checker, then one line per node."
+    "The fix's text: where it was written, the checker, then one line per node, with its hints."
     p = printable
     written = summary['written'] or 'not written'
     print(f"fixed model: {p(written)}; onnx.checker {p(summary['checker'])}")
@@ -483,10 +607,23 @@ def _print_fix(summary):
             print(f"    {p(c['verified'])}")
         for name, verdict in c.get('runtimes', {}).items():
             print(f"    {p(name)}: {p(verdict)}")
+        for hint in _fix_hints(c):
+            print(f'    hint: {hint}')
+
+# %% ../../nbs/e5b_cli_plumbing.ipynb #e5b-040
+def _fix_hints(change: dict) -> list:
+    """What a flag would change for one node of the fix: pnnx turns a Gather into `Tensor.slice`,
+    a layer ncnn does not have, where Slices and Concats of `--fix-form slices` convert."""
+    verdicts = change.get('runtimes', {}).values()
+    gathers = change['action'].endswith('indices')
+    if gathers and any('refused by pnnx' in v and 'Tensor.slice' in v for v in verdicts):
+        return ['--fix-form slices writes Slices and Concats, which pnnx converts for ncnn']
+    return []
 
 # %% ../../nbs/e5b_cli_plumbing.ipynb #e21f14ee
-def _print_report(report, path):
-    "audit's text: one paragraph per node, every name from the model escaped (printable)."
+def _print_report(report, path, inputs_given: bool = False):
+    """audit's text: one paragraph per node, every name from the model escaped (printable), a hint
+    where `--inputs` would make a node analysable, and the runtimes that ran."""
     p = printable
     print(f'{len(report)} Resize/Upsample node(s) in {p(path)}')
     for r in report:
@@ -499,5 +636,20 @@ def _print_report(report, path):
             modelled = (r.sources.get(name) or '').startswith('modelled') and MODELLED not in name
             label = f'{name} {MODELLED}' if modelled else name
             print(f"    {p(label)}: {p(r.counts.get(name, value))}")
-    if runtimes_footer(report):
-        print(runtimes_footer(report))
+        runs = 'known only when the model runs' in r.status and '--inputs' not in r.status
+        if runs and not inputs_given:
+            print('    hint: --inputs DATA (the graph inputs\' values: a test_data_set folder or an'
+                  ' .npz) makes it analysable')
+    if _ran_footer(report):
+        print(_ran_footer(report))
+
+# %% ../../nbs/e5b_cli_plumbing.ipynb #e5b-042
+def _ran_footer(report) -> str:
+    """Chapter R13's footer of the runtimes' versions, over those that ran: a runtime not
+    installed, or not run, is left out (its rows say why)."""
+    def ran(value) -> bool:
+        return not (isinstance(value, str) and value.startswith(('not installed', 'not run')))
+
+    shown = [types.SimpleNamespace(sources={n: b for n, b in r.sources.items()
+                                            if ran(r.wrong.get(n, 0))}) for r in report]
+    return runtimes_footer(shown)

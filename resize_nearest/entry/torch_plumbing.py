@@ -445,10 +445,12 @@ def _script_resize(
     return _keep_format(x, y)
 
 # %% ../../nbs/e5a_torch_plumbing.ipynb #a72b9935
-# F.interpolate is exact in a context (a thread, an asyncio task) while this counts open blocks
-_EXACT_BLOCKS = contextvars.ContextVar('resize_nearest_exact_blocks', default=0)
-_LOCK = threading.Lock()  # guards the counts below across threads
-# patch() blocks open in all contexts (the wrapper is installed while any is), the function it
+# the patch() blocks this context (a thread, an asyncio task) is inside: F.interpolate is exact
+# in it while the tuple is not empty. A task copies its creator's context, blocks and all, so a
+# task created inside a block stays inside it, as contextvars scope any value.
+_EXACT_BLOCKS = contextvars.ContextVar('resize_nearest_exact_blocks', default=())
+_LOCK = threading.RLock()  # guards the count below across threads (a block's end may run inside)
+# patch() blocks alive in all contexts (the wrapper is installed while any is), the function it
 # replaced (PyTorch's own, or another library's wrapper), which calls from outside a block get,
 # and the exact one, which calls from inside a block get (handed in by the block)
 _INSTALLED = {'open': 0, 'replaced': _F_INTERPOLATE, 'exact': None}
@@ -581,31 +583,52 @@ def _compiled_route(input, size, scale_factor, mode, align_corners, recompute, a
     y, _ = _routed_op(input, sizes, scales, mode, align_corners, recompute, antialias)
     return y
 
+# %% ../../nbs/e5a_torch_plumbing.ipynb #e5a-block
+class _Block:
+    "One patch() block, held by the contexts inside it; counted while any holds it."
+
+    __slots__ = ('__weakref__',)
+
+# %% ../../nbs/e5a_torch_plumbing.ipynb #e5a-block-gone
+def _block_gone():
+    "A block no context holds any more: one fewer; the wrapper goes with the last."
+    with _LOCK:
+        _INSTALLED['open'] -= 1
+        _sync_wrapper()
+
+# %% ../../nbs/e5a_torch_plumbing.ipynb #e5a-sync-wrapper
+def _sync_wrapper():
+    """F.interpolate the wrapper while blocks are counted, else the function it replaced; with the
+    lock held. Stated as the wanted end state, so a block's end run in between leaves it right."""
+    if _INSTALLED['open'] > 0 and F.interpolate is not _routed_interpolate:
+        _INSTALLED['replaced'] = F.interpolate
+        F.interpolate = _routed_interpolate
+        nn.Upsample.__prepare_scriptable__ = _upsample_scriptable
+    elif _INSTALLED['open'] == 0 and F.interpolate is _routed_interpolate:
+        F.interpolate = _INSTALLED['replaced']
+        if nn.Upsample.__dict__.get('__prepare_scriptable__') is _upsample_scriptable:
+            del nn.Upsample.__prepare_scriptable__
+
 # %% ../../nbs/e5a_torch_plumbing.ipynb #3f52ac27
 @contextlib.contextmanager
 def _exact_interpolate(exact):
     """F.interpolate exact (`exact`, the drop-in) in this context for the block: the wrapper is
-    installed while any context has a block open and consults a context variable, so other
-    threads and tasks keep PyTorch's own, and blocks may close in any order. nn.Upsample refuses
-    torch.jit.script."""
+    installed while any context holds a block and consults a context variable, so other threads
+    and tasks keep PyTorch's own, and blocks may close in any order. A task created inside the
+    block holds it in its copy of the context: the block is counted until the last context
+    holding it is gone. nn.Upsample refuses torch.jit.script."""
+    block = _Block()
+    weakref.finalize(block, _block_gone)  # when no context holds it any more
     with _LOCK:
         _INSTALLED['exact'] = exact
-        if _INSTALLED['open'] == 0 and F.interpolate is not _routed_interpolate:
-            _INSTALLED['replaced'] = F.interpolate
-            F.interpolate = _routed_interpolate
-            nn.Upsample.__prepare_scriptable__ = _upsample_scriptable
         _INSTALLED['open'] += 1
-    _EXACT_BLOCKS.set(_EXACT_BLOCKS.get() + 1)
+        _sync_wrapper()
+    _EXACT_BLOCKS.set(_EXACT_BLOCKS.get() + (block,))
     try:
         yield
     finally:
-        _EXACT_BLOCKS.set(max(_EXACT_BLOCKS.get() - 1, 0))
-        with _LOCK:
-            _INSTALLED['open'] -= 1
-            if _INSTALLED['open'] == 0 and F.interpolate is _routed_interpolate:
-                F.interpolate = _INSTALLED['replaced']
-                if nn.Upsample.__dict__.get('__prepare_scriptable__') is _upsample_scriptable:
-                    del nn.Upsample.__prepare_scriptable__
+        _EXACT_BLOCKS.set(tuple(b for b in _EXACT_BLOCKS.get() if b is not block))
+        del block  # this frame's reference: only contexts that copied it keep the block now
 
 # %% ../../nbs/e5a_torch_plumbing.ipynb #6b7ffaa7
 def _exact_upsample_forward(exact, module, input):
