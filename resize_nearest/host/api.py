@@ -17,7 +17,7 @@ from ..maps.index_map import load_indices
 # appendix E2a's checks and record; KERNEL_MODES is imported from here too
 from .request import KERNEL_MODES, check_image, check_scales
 from .request import output_size, resize_maps, build_request, request_for
-from .request import request_chip, _check_array
+from .request import request_chip, _check_array, check_layout, layout_warning
 from . import request as _request_module
 from .variants import VARIANTS, CHUNK, as_compiled_problems, choose_variant
 from .variants import INTERPRETER_SECONDS_PER_INSTRUCTION
@@ -273,6 +273,23 @@ def _request_of(x, out_hw, convention: tuple, scales):
         return build_request(x, out_hw, *convention, scales)
     return _keyed_request(*key)
 
+# %% ../../nbs/r05_api.ipynb #api-layout
+def _channels_last(x, layout, stacklevel: int) -> tuple:
+    """(x with its channels last, whether `layout` put them first). With no `layout`, x is read as
+    it is, with a UserWarning where its shape looks channels-first (appendix E2a's
+    `layout_warning`); x that is not an array is left to the request's checks."""
+    if type(x) is not np.ndarray:
+        return x, False
+    if layout is None:
+        said = layout_warning(x.shape) if x.ndim == 4 else ''
+        if said:
+            warnings.warn(said, UserWarning, stacklevel=stacklevel)
+        return x, False
+    if check_layout(layout, x):
+        return np.moveaxis(x, 1, -1), True
+    return x, False
+
+
 # %% ../../nbs/r05_api.ipynb #07-015-1
 def resize_nearest(
     # NHWC input (not modified); also a sequence (N, L, C) or a volume (N, D, H, W, C)
@@ -291,6 +308,9 @@ def resize_nearest(
     nearest_mode: str = 'floor',
     # one scale per spatial axis: ONNX's float32 scales, or Fractions; None: out / in
     scales=None,
+    # x's axes: None reads them channels last (NHWC; NLC, NDHWC by rank), with a UserWarning where
+    # the shape looks like NCHW; 'NCHW' (NCL, NCDHW) takes channels first, 'NHWC' says they are last
+    layout: str = None,
 ) -> np.ndarray:  # the resized array in x's layout, a new array
     """Nearest-neighbour resize through an NKI kernel, under any ONNX nearest convention
     (asymmetric coordinates and floor rounding unless told), by default through the exact variant
@@ -300,9 +320,11 @@ def resize_nearest(
         y = resize_nearest(x, (192, 160))  # x: (N, H, W, C) NumPy array; y: (N, 192, 160, C)
     """
     backend = check_backend(backend)
+    x, first = _channels_last(x, layout, stacklevel=3)  # a warning names the caller's line
     r = _request_of(x, out_hw, (coordinate_transformation_mode, nearest_mode), scales)
     _, steps, traced = prepare_request(r, variant)  # every argument checked, once per key
-    return run_request(r, steps, x, backend, traced)
+    y = run_request(r, steps, x, backend, traced)
+    return np.ascontiguousarray(np.moveaxis(y, -1, 1)) if first else y
 
 # %% ../../nbs/r05_api.ipynb #api-nd
 def resize_nearest_nd(

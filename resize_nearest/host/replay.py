@@ -345,6 +345,11 @@ def _dry_counters(kernel, x_shape, dtype, out_shape, kernel_args, tally=False):
 
 
 # %% ../../nbs/e2b_replay.ipynb #e2b-one-map
+# how a kernel refuses a shape: a rule of the interpreter (NkiError) or the kernel's own `assert`,
+# the trace-time check NKI kernels make (the row-gather kernel's column period, for one)
+_KERNEL_REFUSALS = (_memory.NkiError, AssertionError)
+
+
 def one_channel_dtype(shape, out_shape, dtype) -> np.dtype:
     """The dtype of a one-channel map's probes: float32 where the image's narrower dtype would take
     more probe runs (a `CHANNEL_FREE` kernel's map is the spatial shape's alone), else the
@@ -361,7 +366,7 @@ def _one_channel_map(kernel, shape, dtype, out_shape, kernel_args) -> np.ndarray
     if probe_dtype != dtype:
         try:
             return _record_whole(kernel, shape, probe_dtype, out_shape, kernel_args).map
-        except _memory.NkiError:  # a rule of that dtype: the image's own dtype decides
+        except _KERNEL_REFUSALS:  # wider pixels than the image's: the image's own dtype decides
             pass
     return _record_whole(kernel, shape, dtype, out_shape, kernel_args).map
 
@@ -373,7 +378,10 @@ def _record_one_channel(kernel, x_shape, dtype, out_shape, kernel_args, tally=Fa
     if stats is None:
         return None
     one_in, one_out = (*x_shape[:-1], 1), (*out_shape[:-1], 1)
-    pixels = _one_channel_map(kernel, one_in, dtype, one_out, kernel_args)
+    try:
+        pixels = _one_channel_map(kernel, one_in, dtype, one_out, kernel_args)
+    except _KERNEL_REFUSALS:  # one channel refused where the image is not: record it whole
+        return None
     return Recording(out_shape, stats, pixels=pixels)
 
 
@@ -533,10 +541,16 @@ def _cached(key):
         return found
 
 # %% ../../nbs/e2b_replay.ipynb #b7764c81
+# recordings kept at most: each also holds its counters and its key whatever its map (measured
+# below), so a bound on the maps' bytes alone does not bound many small ones
+CACHE_ENTRIES = 1024
+
+
 def _store(key, recording):
+    "Keep `recording`, forgetting the least recently used past CACHE_ENTRIES or CACHE_BYTES."
     with _LOCK:
         _CACHE[key] = recording
-        while sum(r.nbytes for r in _CACHE.values()) > CACHE_BYTES:
+        while len(_CACHE) > CACHE_ENTRIES or sum(r.nbytes for r in _CACHE.values()) > CACHE_BYTES:
             _CACHE.popitem(last=False)
 
 # %% ../../nbs/e2b_replay.ipynb #54275093

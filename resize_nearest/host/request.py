@@ -73,24 +73,69 @@ def _check_array(x, name: str, ranks=(4,)):
 # %% ../../nbs/e2a_request.ipynb #68955956
 def _check_out_size(out_size, in_shape) -> None:
     """Refuse an output size that is not one entry per spatial axis of `in_shape`: a (height, width)
-    pair for an image. Its entries are checked with the maps (appendix E1a's `plan_resize`)."""
+    pair for an image. The message names the layout x was read in, and where x has three axes and
+    two sizes were given, the image form. Its entries are checked with the maps (appendix E1a)."""
     axes = len(in_shape) - 2
     if isinstance(out_size, (tuple, list)) and len(out_size) == axes:
         return
+    rank = len(in_shape)
+    layout = f'{KINDS[rank]}, {LAYOUT_NAMES[rank]} {LAYOUTS[rank]}'
+    read = f'x of shape {tuple(in_shape)} is read as {layout}'
     if axes == 2:
-        raise ValueError(
-            f'out_hw must be a (height, width) pair of positive integers, got {out_size!r}'
-        )
+        got = f'got {out_size!r} ({read})'
+        raise ValueError(f'out_hw must be a (height, width) pair of positive integers, {got}')
+    hint = ''
+    if axes == 1 and isinstance(out_size, (tuple, list)) and len(out_size) == 2:
+        image = (1, *in_shape)
+        hint = (f'; an image (H, W, C) is passed with its batch axis, x[None] of shape {image}'
+                ' (N, H, W, C)')
     raise ValueError(
-        f'out_size must be a tuple of {axes} positive integers (one per spatial axis of'
-        f' {tuple(in_shape)}), got {out_size!r}'
+        f'out_size must be a tuple of {axes} positive integers (one per spatial axis), got'
+        f' {out_size!r}: {read}{hint}'
     )
+
 
 # %% ../../nbs/e2a_request.ipynb #e2a-out-hw
 def _check_out_hw(out_hw) -> tuple:
     "An (out_h, out_w) pair of positive integers, as a tuple of ints."
     _check_out_size(out_hw, (1, 1, 1, 1))
     return check_shape('out_hw', out_hw, 2)
+
+# %% ../../nbs/e2a_request.ipynb #e2a-layout
+# each rank's layout by name: the one the kernels take (channels last), and its channels-first twin
+LAYOUT_NAMES = {3: 'NLC', 4: 'NHWC', 5: 'NDHWC'}
+CHANNELS_FIRST = {3: 'NCL', 4: 'NCHW', 5: 'NCDHW'}
+KINDS = {3: 'a sequence', 4: 'an image', 5: 'a volume'}
+
+
+def check_layout(layout, x) -> bool:
+    """Whether `layout`, a name of x's rank (NLC, NHWC, NDHWC, or NCL, NCHW, NCDHW), puts channels
+    first; a TypeError or ValueError naming it and what x's rank allows otherwise."""
+    ndim = getattr(x, 'ndim', None)
+    allowed = [LAYOUT_NAMES.get(ndim), CHANNELS_FIRST.get(ndim)]
+    if not isinstance(layout, str):
+        raise TypeError(f'layout must be a string such as {allowed[0] or "NHWC"!r}, got'
+                        f' {type(layout).__name__}')
+    if layout not in allowed:
+        what = f'x of shape {getattr(x, "shape", None)}'
+        names = ' or '.join(repr(a) for a in allowed if a) or "none: x's rank is not 3, 4 or 5"
+        raise ValueError(f'layout must name one axis per axis of x ({what}): {names}, got'
+                         f' {layout!r}')
+    return layout == CHANNELS_FIRST[ndim]
+
+
+# %% ../../nbs/e2a_request.ipynb #e2a-layout-warning
+def layout_warning(shape) -> str:
+    """What to say where an array of `shape`, read as NHWC, looks like NCHW: 1 to 4 rows of at
+    least 16 pixels with at least 16 channels each, as (N, C, H, W) with C from 1 to 4 (gray, RGB,
+    RGBA) reads; '' for any other shape."""
+    if len(shape) != 4 or not (1 <= shape[1] <= 4 and shape[2] >= 16 and shape[3] >= 16):
+        return ''
+    n, h, w, c = shape
+    return (f'x of shape {tuple(shape)} is read as NHWC (N, H, W, C): {h} row(s) of {w} pixels'
+            f' with {c} channels each. If it is NCHW (N, C, H, W), pass layout=\'NCHW\';'
+            ' pass layout=\'NHWC\' to say it is NHWC (either silences this warning)')
+
 
 # %% ../../nbs/e2a_request.ipynb #95029d9a
 def _check_pixels(x_shape, out_hw):

@@ -9,7 +9,7 @@ __all__ = ['CHIP_TABLE', 'kernel_maps', 'ResizePlan', 'resize_plan']
 # %% ../../nbs/e1a_plan.ipynb #492c09b5
 import functools, math
 import numpy as np
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from resize_nearest.maps.index_map import MAX_INDEX, check_shape
 from resize_nearest.maps.nearest_modes import affine_params
 
@@ -495,6 +495,23 @@ def is_identity(axis_map, in_size: int, out_size: int) -> bool:
         return False
     return axis_segment(axis_map, in_size, out_size, 0) == (0, 1, in_size, 0, 1)
 
+# %% ../../nbs/e1a_plan.ipynb #e1a-seq-names
+# a sequence's names for what its 2-D view of one row (1, L) names: elements first, then lengths
+SEQUENCE_NAMES = (
+    ('batch*in_h*in_w*channels', 'N*L*C'),
+    ('batch*out_h*out_w*channels', 'N*out_size[0]*C'),
+    ('in_w = ', 'L = '),
+    ('out_w = ', 'out_size[0] = '),
+)
+
+
+def sequence_named(problem: str) -> str:
+    "A range problem of a sequence's 2-D view, in the names of the sequence (N, L, C) and out_size."
+    for view_name, name in SEQUENCE_NAMES:
+        problem = problem.replace(view_name, name)
+    return problem
+
+
 # %% ../../nbs/e1a_plan.ipynb #e1a-plan-any
 def plan_resize(shape, out_size, itemsize: int, convention: tuple, scales=None) -> ResizePlan:
     """Every trace-time integer of resizing an array of `shape`, (N, L, C), (N, H, W, C) or
@@ -510,4 +527,8 @@ def plan_resize(shape, out_size, itemsize: int, convention: tuple, scales=None) 
     if len(shape) != 4:
         identity = depth_map is not None and is_identity(depth_map, shape[1], out_size[0])
         spatial = (axis_maps_of, depth_map, identity, tuple(volume_problems(shape, out_size)))
-    return resize_plan(x_shape[1:3], out_hw, x_shape[0], x_shape[3], itemsize, maps, spatial)
+    plan = resize_plan(x_shape[1:3], out_hw, x_shape[0], x_shape[3], itemsize, maps, spatial)
+    if len(shape) != 3:
+        return plan
+    # a sequence's problems in its own names, not its one-row view's
+    return replace(plan, range_problems=tuple(sequence_named(p) for p in plan.range_problems))

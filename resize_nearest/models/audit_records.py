@@ -211,6 +211,8 @@ def _probe_model(r, axes):
         )
     if r.op_type == 'Resize' and r.opset >= 18:
         attrs.update(axes=list(r.axes), keep_aspect_ratio_policy=r.keep_aspect_ratio_policy)
+    if r.antialias:  # kept as the model has it: a runtime that refuses the model refuses the probe
+        attrs.update(antialias=r.antialias)
     node = helper.make_node(r.op_type, inputs, ['Y'], **attrs)
     graph = helper.make_graph(
         [node],

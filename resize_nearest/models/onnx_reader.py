@@ -68,6 +68,7 @@ class ResizeNode:
     roi: tuple = None  # (start, end) per axis, tf_crop_and_resize only
     axes: tuple = None  # the axes scales/sizes name (all, before opset 18)
     keep_aspect_ratio_policy: str = 'stretch'
+    antialias: int = 0  # Resize-18 on (onnxruntime loads a nearest Resize only without it)
     problem: str = None  # why the node cannot be analysed
     note: str = None  # what the reader noticed but could still analyse
     double: bool = False  # float64 data (PyTorch's float64 kernels index in double on some axes)
@@ -121,20 +122,36 @@ def _fill(r: ResizeNode, node, attrs, values, shapes, runs: dict):
     _check_conventions(r)
     scales, sizes, roi = _targets(node, attrs, r.opset, values)
     r.axes = tuple(_axes(attrs, r.opset, len(shape)))
+    lengths = _run_lengths(r.input_shape, node.input[0], runs['second'])
     if sizes is not None:
-        _check_sizes(sizes, len(r.axes))
+        sizes_name = _input_names(node, r.opset)['sizes']
+        computed = bool(runs['second']) and sizes_name in runs['second']
+        _check_run_sizes(sizes, len(r.axes), computed, lengths)
         r.sizes = _expanded(list(shape), r.axes, sizes.tolist())
     else:
         _check_scales(scales, len(r.axes))
         r.scales = _expanded([1.0] * len(shape), r.axes, scales.tolist())
     if r.coordinate_transformation_mode == 'tf_crop_and_resize':
         r.roi = _roi(roi, r.axes, len(shape))
-    lengths = _run_lengths(r.input_shape, node.input[0], runs['second'])
     if lengths[0] != lengths[1]:
         sizes_name = _input_names(node, r.opset)['sizes']
         _run_time_axes(r, node, lengths, _follows(r, sizes_name, values, runs['second'], lengths))
     if r.op_type == 'Resize' and r.opset < 11:
         _resize10_rounding(r)
+
+
+# %% ../../nbs/r10_onnx_reader.ipynb #r10-run-sizes
+def _check_run_sizes(sizes, n: int, computed: bool, lengths):
+    """`_check_sizes`, except that sizes the run computed (`computed`) where X has lengths known
+    only at run time (`lengths` differ between the runs) were read at placeholder lengths: out
+    of range there, they are _DependsOnRun, not the model's own (H * 2 // 7 is 0 at H = 1)."""
+    try:
+        _check_sizes(sizes, n)
+    except ValueError as e:
+        if computed and lengths[0] != lengths[1]:
+            raise _DependsOnRun(f'its sizes are computed from lengths known only when the model'
+                                f' runs ({e} at the placeholder lengths it was run with)') from None
+        raise
 
 
 # %% ../../nbs/r10_onnx_reader.ipynb #b7969398
@@ -235,6 +252,7 @@ def _record(node, where, opset, attrs) -> ResizeNode:
     r.output = node.output[0] if node.output else None
     if node.op_type == 'Resize' and opset >= 18:  # the policy is an attribute from Resize-18 on
         r.keep_aspect_ratio_policy = attrs.get('keep_aspect_ratio_policy', 'stretch')
+        r.antialias = int(attrs.get('antialias', 0))
     return r
 
 # %% ../../nbs/r10_onnx_reader.ipynb #fee872f6

@@ -141,18 +141,36 @@ def _said(path: str) -> str:
     errors = [s for s in lines if 'error' in s.lower()]
     return first_line((errors or lines[-1:] or [''])[0])
 
+# %% ../../nbs/e4d_runtime_children.ipynb #e4d-numeric
+def numeric_outputs(outputs) -> str:
+    """Why `outputs` cannot cross from a child to the parent, or '' when each is a numeric array
+    (bool, integer or float): an object array would need pickle, which the parent refuses."""
+    for i, y in enumerate(outputs):
+        if not isinstance(y, np.ndarray) or y.dtype.kind not in 'biuf':
+            what = f'dtype {y.dtype}' if isinstance(y, np.ndarray) else type(y).__name__
+            return f'output {i} is not a numeric array ({what})'
+    return ''
+
+
 # %% ../../nbs/e4d_runtime_children.ipynb #56a5a09e
 def _case_result(work: str, k: int, ended: dict) -> dict:
-    "One case's result from the child's files: its outputs, its refusal, or why it has none."
+    """One case's result from the child's files: its outputs, its refusal, or why it has none.
+    Only numeric arrays are read (no pickle): anything else costs this case alone."""
     out, err = os.path.join(work, f'case{k}_out.npz'), os.path.join(work, f'case{k}.json')
     if not os.path.exists(err):
         return dict(failed=ended.get(k) or 'no output')
     with open(err) as f:
         note = json.load(f)
-    if 'refused' in note or not os.path.exists(out):
-        return note if 'refused' in note else dict(failed='no output')
-    with np.load(out) as z:
-        return dict(note, outputs=[z[f'arr_{i}'] for i in range(len(z.files))])
+    if 'refused' in note or 'failed' in note:
+        return note
+    try:
+        with np.load(out, allow_pickle=False) as z:
+            outputs = [z[f'arr_{i}'] for i in range(len(z.files))]
+    except (OSError, ValueError) as e:  # missing, damaged, or holding objects
+        return dict(failed=f'no numeric output ({first_line(str(e), 120)})')
+    why = numeric_outputs(outputs)
+    return dict(failed=why) if why else dict(note, outputs=outputs)
+
 
 # %% ../../nbs/e4d_runtime_children.ipynb #80dc064e
 def run_cases(rt: Runtime, cases, timeout: float = TIME_BOUND, memory: int = MEMORY_BOUND):
@@ -228,7 +246,8 @@ def _here(message: str) -> str:
 
 # %% ../../nbs/e4d_runtime_children.ipynb #fd37385c
 def _child_case(runner, name: str, k: int) -> None:
-    "One case in the child: its outputs saved, or who refused it and why; its note written last."
+    """One case in the child: its outputs saved (numeric arrays only), or who refused it and why,
+    or why its outputs cannot be sent; its note written last."""
     with np.load(f'case{k}_in.npz') as z:
         inputs = [z[f'arr_{i}'] for i in range(len(z.files))]
     note = {}
@@ -236,15 +255,21 @@ def _child_case(runner, name: str, k: int) -> None:
         work = os.path.abspath(f'case{k}.work')  # its own: no file of an earlier case is read
         os.makedirs(work, exist_ok=True)
         outputs, note = runner(os.path.abspath(f'case{k}.onnx'), inputs, work)
+        outputs = [np.asarray(y) for y in outputs]
     except Refusal as e:
         note = dict(refused=e.who, message=_here(e.message))
     except Exception as e:  # noqa: BLE001 - whatever the runtime raises is its refusal
         note = dict(refused=name, message=_here(f'{type(e).__name__}: {e}'))
     else:
-        np.savez(f'case{k}_out.npz', *[np.asarray(y) for y in outputs])
+        why = numeric_outputs(outputs)
+        if why:
+            note = dict(failed=why)
+        else:
+            np.savez(f'case{k}_out.npz', *outputs)
     with open(f'case{k}.part', 'w') as f:
         json.dump(note, f)
     os.replace(f'case{k}.part', f'case{k}.json')  # the parent counts a case done by this file
+
 
 # %% ../../nbs/e4d_runtime_children.ipynb #88352025
 def _version(dist: str) -> str:

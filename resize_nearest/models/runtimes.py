@@ -91,9 +91,13 @@ class RuntimeEngine:
     def __call__(self, r, axes, out_shape) -> dict:
         "{runtime: wrong elements of the node's whole output, or why not counted}."
         model, shape = _probe_model(r, axes)
-        if math.prod(shape) > RUN_ELEMENTS_MAX:
-            return {rt.name: f'not run: {math.prod(shape)} input elements (at most'
-                             f' {RUN_ELEMENTS_MAX} for this check)' for rt in self.runtimes}
+        # the probe's output from its declared sizes, refused before its exact image is made
+        copied = math.prod(shape) // math.prod(shape[a.axis] for a in axes)
+        probe_out = copied * math.prod(a.out_size for a in axes)
+        for count, kind in ((math.prod(shape), 'input'), (probe_out, 'output')):
+            if count > RUN_ELEMENTS_MAX:
+                return {rt.name: f'not run: {count} {kind} elements (at most'
+                                 f' {RUN_ELEMENTS_MAX} for this check)' for rt in self.runtimes}
         key = (model.SerializeToString(), tuple(out_shape))
         if key not in self._counted:
             wrong = self._count(r, axes, out_shape, model, shape)

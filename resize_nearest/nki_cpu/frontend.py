@@ -7,8 +7,8 @@ interpreter also gets past the real front end."""
 __all__ = ['kernel_problems', 'check_kernel']
 
 # %% ../../nbs/a5_nki_frontend.ipynb #02d-004
-import ast, builtins, enum, functools, hashlib, importlib.util, inspect, json, linecache, os, sys
-import textwrap, types
+import ast, builtins, dis, enum, functools, hashlib, importlib.util, inspect, json, linecache
+import errno, os, re, stat, sys, textwrap, types, uuid, warnings
 import numpy as np
 from dataclasses import dataclass
 from pathlib import Path
@@ -909,29 +909,117 @@ def _file_digest(filename: str) -> str:
     linecache.checkcache(filename)
     return hashlib.sha256(''.join(linecache.getlines(filename)).encode()).hexdigest()
 
-# %% ../../nbs/a5_nki_frontend.ipynb #a5-cache-2
-def _entry_path(fn) -> Path:
-    "The file a verdict on kernel `fn` is kept in (None when keeping is disabled)."
+# %% ../../nbs/a5_nki_frontend.ipynb #a5-cache-trust
+ENTRY_BYTES_MAX = 1 << 20  # an entry is a few kB: a larger file is not one this module wrote
+_WARNED = set()  # folders already warned about: one warning per folder per process
+
+
+def _untrusted(st: os.stat_result, uid: int) -> str:
+    """Why a folder of stat `st` is not trusted with verdicts by user `uid`, or '' when it is:
+    owned by `uid` and writable by no one else (OpenSSH's safe_path refuses the same modes)."""
+    if not stat.S_ISDIR(st.st_mode):
+        return 'is not a folder'
+    if st.st_uid != uid:
+        return f'is owned by user {st.st_uid}, not by you (user {uid})'
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f'is writable by others (mode {stat.S_IMODE(st.st_mode):o})'
+    return ''
+
+
+def _warn_untrusted(folder, why: str):
+    "Say once per process that `folder` is not used, and why."
+    if str(folder) in _WARNED:
+        return
+    _WARNED.add(str(folder))
+    warnings.warn(
+        f'the kept front-end verdicts in {folder} are not used: the folder {why}; every kernel is'
+        f' checked afresh (make it yours and not writable by others, or set {CACHE_ENV}=off)',
+        UserWarning, stacklevel=4)
+
+
+# %% ../../nbs/a5_nki_frontend.ipynb #a5-cache-folder
+def _open_trusted(path: Path, parent=None, create: bool = False):
+    """A descriptor of folder `path` (its last name looked up in folder descriptor `parent`, never
+    through a link, when given) if trusted; None if missing or not a folder, or untrusted (then
+    with one warning). `create`: make it first, readable by its owner only."""
+    name = path.name if parent is not None else os.fspath(path)
+    nofollow = os.O_NOFOLLOW if parent is not None else 0
+    try:
+        if create:
+            os.mkdir(name, 0o700, dir_fd=parent)
+    except OSError:
+        pass  # there already, or it cannot be made: opening it says which
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | nofollow, dir_fd=parent)
+    except OSError as e:
+        if e.errno in (errno.ELOOP, errno.ENOTDIR) and os.path.islink(path):
+            _warn_untrusted(path, 'is a link')  # O_DIRECTORY refuses it before O_NOFOLLOW can
+        return None
+    why = _untrusted(os.fstat(fd), os.getuid())
+    if why:
+        os.close(fd)
+        _warn_untrusted(path, why)
+        return None
+    return fd
+
+
+def _open_verdict_folder(create: bool = False):
+    """A descriptor of the verdict folder when it and the cache folder holding it are the user's
+    and writable by no one else (as ssh and pip trust theirs); else None. `create`: make them."""
     where = verdict_dir()
     if where is None:
         return None
+    if create:
+        try:
+            where.parent.parent.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return None  # an unwritable cache costs only the next check
+    root = _open_trusted(where.parent, None, create)
+    if root is None:
+        return None
+    try:
+        return _open_trusted(where, root, create)
+    finally:
+        os.close(root)
+
+
+# %% ../../nbs/a5_nki_frontend.ipynb #a5-cache-2
+def _entry_name(fn) -> str:
+    "The name, in the verdict folder, of the file a verdict on kernel `fn` is kept in."
     name = json.dumps([_checker_digest(), _place(fn)])
-    return where / f'{hashlib.sha256(name.encode()).hexdigest()[:32]}.json'
+    return f'{hashlib.sha256(name.encode()).hexdigest()[:32]}.json'
+
+
+NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW  # a new file, never a link's target
+
+
+def _write_entry(folder: int, name: str, text: str):
+    """Write `text` as entry `name` of folder descriptor `folder`: into a new file of a name no
+    one can guess, renamed over `name` (a reader sees the old entry or the whole new one)."""
+    partial = f'{name}.{uuid.uuid4().hex}.partial'
+    fd = os.open(partial, NEW_FILE, 0o600, dir_fd=folder)
+    try:
+        with os.fdopen(fd, 'w') as f:
+            f.write(text)
+        os.replace(partial, name, src_dir_fd=folder, dst_dir_fd=folder)
+    except OSError:
+        os.unlink(partial, dir_fd=folder)  # a folder at `name`, a full disk: no litter left
+        raise
 
 
 def _keep_pass(seen, facts):
     "Keep the pass of `seen[0]`: per function checked, its place, its file's digest and its facts."
+    folder = _open_verdict_folder(create=True)
+    if folder is None:
+        return
     try:
-        path = _entry_path(seen[0])
-        if path is None:
-            return
         entry = [[_place(f), _file_digest(f.__code__.co_filename), r] for f, r in zip(seen, facts)]
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f'{path.stem}.{os.getpid()}.partial')
-        partial.write_text(json.dumps(entry))
-        os.replace(partial, path)  # a reader sees the old entry or the whole new one
+        _write_entry(folder, _entry_name(seen[0]), json.dumps(entry))
     except (OSError, TypeError, ValueError):
         pass  # an unwritable cache costs only the next check
+    finally:
+        os.close(folder)
+
 
 # %% ../../nbs/a5_nki_frontend.ipynb #a5-cache-3
 def _as_tuples(x):
@@ -959,6 +1047,34 @@ def _fact_calls(f, fact: tuple, exports):
         return [] if _decorator_from_nki(g, fact[1]) == fact[2] else None
     return None
 
+# %% ../../nbs/a5_nki_frontend.ipynb #a5-cache-complete
+def _global_reads(code: types.CodeType) -> set:
+    "The global names `code` and the code nested in it load: each one a fact of a kept check."
+    loads = ('LOAD_GLOBAL', 'LOAD_NAME')
+    names = {i.argval for i in dis.get_instructions(code) if i.opname in loads}
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _global_reads(const)
+    return names
+
+
+def _decorator_reads(f) -> set:
+    "The dotted names of `f`'s decorators, read from the lines its code starts at."
+    lines = linecache.getlines(f.__code__.co_filename)
+    names, n = set(), f.__code__.co_firstlineno - 1
+    while n < len(lines) and lines[n].lstrip().startswith('@'):
+        names.add(re.match(r'\s*@\s*([\w.]*)', lines[n]).group(1))
+        n += 1
+    return names
+
+
+def _names_every_fact(f, facts) -> bool:
+    "Do the kept `facts` of function `f` name every global it reads and every decorator it has?"
+    named = {fact[1] for fact in facts if fact[0] in ('global', 'chain')}
+    decorators = {fact[1] for fact in facts if fact[0] == 'decorator'}
+    return _global_reads(f.__code__) <= named and _decorator_reads(f) <= decorators
+
+
 # %% ../../nbs/a5_nki_frontend.ipynb #a5-cache-4
 class _LazyExports:
     "`_nki_exports()`, made on the first question (most facts never ask it)."
@@ -970,8 +1086,8 @@ class _LazyExports:
 
 
 def _still_passes(fn, entry) -> tuple:
-    """The functions checked, walked in the check's order, when every place, file digest and fact
-    of the kept `entry` still holds for kernel `fn`; else None."""
+    """The functions checked, walked in the check's order, when the kept `entry` names every fact
+    of each and every place, file digest and fact still holds for kernel `fn`; else None."""
     exports, queue, seen, digests = _LazyExports(), [fn], [], {}
     for place, digest, facts in entry:
         while queue and any(queue[0] is s for s in seen):
@@ -982,7 +1098,7 @@ def _still_passes(fn, entry) -> tuple:
         file = f.__code__.co_filename
         if file not in digests:
             digests[file] = _file_digest(file)
-        if _place(f) != place or digests[file] != digest:
+        if _place(f) != place or digests[file] != digest or not _names_every_fact(f, facts):
             return None
         seen.append(f)
         for fact in facts:
@@ -995,18 +1111,42 @@ def _still_passes(fn, entry) -> tuple:
     return tuple(seen)
 
 
+# %% ../../nbs/a5_nki_frontend.ipynb #a5-cache-read
+def _read_entry(folder: int, name: str):
+    """Entry `name` of folder descriptor `folder` as tuples, when it is a plain file (not a link,
+    a folder or a FIFO) of at most ENTRY_BYTES_MAX bytes of JSON; else None."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
+    except OSError:
+        return None
+    with os.fdopen(fd, 'rb') as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > ENTRY_BYTES_MAX:
+            return None
+        text = f.read(ENTRY_BYTES_MAX + 1)
+    try:
+        return _as_tuples(json.loads(text))
+    except (ValueError, RecursionError):  # not JSON, or nested past Python's recursion limit
+        return None
+
+
+# %% ../../nbs/a5_nki_frontend.ipynb #a5-cache-kept
 def _kept_pass(fn) -> tuple:
     "The functions checked, when a kept pass of kernel `fn` still holds; else None."
     fn = getattr(fn, 'func', fn)
     if not isinstance(fn, types.FunctionType):
         return None
+    folder = _open_verdict_folder()
+    if folder is None:
+        return None
     try:
-        path = _entry_path(fn)
-        if path is None or not path.is_file():
-            return None
-        return _still_passes(fn, _as_tuples(json.loads(path.read_text())))
-    except (OSError, ValueError, TypeError, IndexError, KeyError, AttributeError):
-        return None  # unreadable or corrupt: check afresh
+        entry = _read_entry(folder, _entry_name(fn))
+        return None if entry is None else _still_passes(fn, entry)
+    except (OSError, ValueError, TypeError, IndexError, KeyError, AttributeError, RecursionError):
+        return None  # a malformed entry is a miss: check afresh
+    finally:
+        os.close(folder)
+
 
 # %% ../../nbs/a5_nki_frontend.ipynb #0e628d9f
 def check_kernel(
