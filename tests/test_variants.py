@@ -112,6 +112,10 @@ CASES = [((2, 30, 20, 3), (59, 38)), ((1, 40, 40, 2), (80, 80)), ((3, 9, 260, 1)
          ((2, 26, 26, 5), (22, 22)), ((1, 3, 700, 40), (4, 1400)), ((1, 9, 256, 3), (5, 128)), ((2, 5, 300, 7), (13, 41)),
          ((1, 30, 20, 700), (59, 38)), ((1, 30, 20, 1280), (59, 38))]
 
+# these NHWC shapes have few rows of many pixels, which the host API's layout check flags as possibly NCHW
+NHWC_AS_MEANT = pytest.mark.filterwarnings('ignore:x of shape:UserWarning')
+
+@NHWC_AS_MEANT
 @pytest.mark.parametrize('x_shape, out_hw', CASES)
 def test_predicted_counts_equal_measured(x_shape, out_hw):
     "Every count of the cost model (instructions and elements per engine, transfers, descriptors by size, bytes) equals the interpreter's."
@@ -154,6 +158,7 @@ def test_auto_respects_the_program_budget():
 def test_rowgather_every_square_pair_to_48_in_rgb():
     check_square_pairs('rowgather', PAIRS_TO_48, channels=3, dtype=np.uint8, seed=9)
 
+@NHWC_AS_MEANT
 def test_rowgather_small_channels():
     "A sample of square pairs (RGB uint8), and 1080p -> 720p: descriptors of >= 512 bytes carry >= 95% of the bytes."
     from resize_nearest import nki_cpu
@@ -276,3 +281,49 @@ def check_under_rounding(rounding, variant, cases):
                 assert variant == 'rowgather' and 'rowgather' in str(e), e
                 continue
             assert (y == resize_nearest_reference(x, out)).all(), (rounding, variant, shape, out)
+
+
+def published_host_map(in_h, in_w, out_h, out_w):
+    """The published kernel's map as its first public version built it on the host, transcribed from
+    aws-neuron/nki-samples src/nki_samples/reference/vision.py at 05c0769, lines 194-197 (NumPy's
+    float32 arithmetic, a Python float scale taken as float32)."""
+    h_scale, w_scale = 1.0 * in_h / out_h, 1.0 * in_w / out_w
+    h_map = np.floor(np.fromfunction(lambda i, _: i * h_scale, (out_h, out_w), dtype=np.float32))
+    w_map = np.floor(np.fromfunction(lambda _, j: j * w_scale, (out_h, out_w), dtype=np.float32))
+    return (h_map * in_w + w_map).astype(np.int32).flatten()
+
+
+@pytest.mark.parametrize('in_hw, out_hw', [((7, 7), (41, 41)), ((26, 26), (22, 22)), ((224, 224), (192, 192)),
+                                           ((30, 20), (59, 38)), ((5, 300), (9, 7)), ((1, 1), (3, 130))])
+def test_published_variant_reads_what_the_published_source_reads(in_hw, out_hw):
+    "variant='published' through the host API, on pixels that carry their own index, against the source's own map."
+    import warnings
+    b, n = 2, in_hw[0] * in_hw[1]
+    x = np.arange(b * n, dtype=np.float32).reshape(b, *in_hw, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', RuntimeWarning)
+        y = resize_nearest(x, out_hw, variant='published', backend='cpu')
+    want = published_host_map(*in_hw, *out_hw)
+    for image in range(b):
+        np.testing.assert_array_equal(y[image].reshape(-1), want + image * n)
+
+
+def test_published_is_offered_for_images_only_and_never_chosen_by_auto():
+    from resize_nearest.host.variants import variant_names
+    assert 'published' in variant_names(4) and 'published' not in variant_names(3) + variant_names(5)
+    assert not VARIANTS['published'].exact
+    for shape, out in [((1, 7, 7, 3), (41, 41)), ((1, 224, 224, 3), (192, 192)), ((2, 30, 20, 64), (59, 38))]:
+        assert 'published' not in exact_options(shape, out)
+        assert choose_variant(shape, out) != 'published'
+    reasons = VARIANTS['published'].problems((1, 5, 5, 1), (3, 3), 4, ((1, 0, 1), (1, 0, 1)))
+    assert reasons and "compiler's map only" in reasons[0]
+
+
+def test_published_map_stays_inside_the_image_for_every_axis_to_300():
+    "Per axis floor(fl32(d) * fl32(in/out)) <= in - 1 for every in, out <= 300: the record's bounds check never fires."
+    d = np.arange(300, dtype=np.float32)
+    for i in range(1, 301):
+        for o in range(1, 301):
+            last = np.floor(d[o - 1] * np.float32(1.0 * i / o))
+            assert 0 <= last <= i - 1, (i, o)
+    assert VARIANTS['published'].problems((1, 300, 299, 1), (1, 1)) == []

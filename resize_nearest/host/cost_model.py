@@ -12,7 +12,7 @@ __all__ = ['CHIPS', 'predict_time']
 import copy, functools, itertools, math
 import numpy as np
 from collections import Counter
-from ..maps.index_map import load_indices
+from ..maps.index_map import load_indices, src_index_fp32
 from ..nki_cpu.memory import contiguous_run
 from .request import request_for
 from resize_nearest.maps.plan import (
@@ -37,6 +37,7 @@ from resize_nearest.maps.plan import (
 # build_column_indices
 ENGINE_PER_TILE = {
     'as_compiled': {'gpsimd': 6, 'vector': 26},
+    'published': {'gpsimd': 8, 'vector': 22},  # the published kernel's graph (chapter 1.5)
     'exact': {'gpsimd': 13, 'vector': 17},
     'exact_wide': {'gpsimd': 18, 'vector': 19},  # out_w > 128: a tile spans two rows
     'columns': {'gpsimd': 4, 'vector': 6},
@@ -86,18 +87,29 @@ def _flat_map_blocks(in_hw, out_hw, mode, block=1 << 18, maps=()):
     """The flat source-pixel map in tile-aligned blocks (memory stays flat on 4K and larger
     images); under `maps`, the source pixels of those axis maps."""
     n = out_hw[0] * out_hw[1]
-    if mode != 'exact':  # the compiled kernel's float32 map is not separable
+    if mode == 'as_compiled':  # the compiled kernel's float32 map is not separable
         for s in range(0, n, block):
             yield load_indices(in_hw, out_hw, mode, s, min(n, s + block))
         return
-    maps = maps or tuple((i, 0, o) for i, o in zip(in_hw, out_hw))  # the compiler's (d*in)//out
-    rows, cols = (axis_sources(i, o, m) for i, o, m in zip(in_hw, out_hw, maps))
+    row_starts, cols = _row_starts_and_columns(in_hw, out_hw, mode, maps)
     out_w = out_hw[1]
     for s in range(0, n, block):  # whole output rows around the block, cut to it: no divisions
         first, last = s // out_w, -(-min(n, s + block) // out_w)
-        pixels = (rows[first:last, None] * in_hw[1] + cols).reshape(-1)
+        pixels = (row_starts[first:last, None] + cols).reshape(-1)
         yield pixels[s - first * out_w : min(n, s + block) - first * out_w]
 
+# %% ../../nbs/r02_cost_model.ipynb #r02-row-starts
+def _row_starts_and_columns(in_hw, out_hw, mode: str, maps=()) -> tuple:
+    """(each output row's first source pixel, each output column's source column): separable maps,
+    the exact ones under `maps` or the published kernel's float32 products (chapter 1.5)."""
+    (ih, iw), (oh, ow) = in_hw, out_hw
+    if mode == 'published':  # per axis floor(fl32(d) * fl32(in / out)); rows times in_w in float32
+        rows = src_index_fp32(np.arange(oh), ih, oh).astype(np.float32)
+        row_starts = np.rint(rows * np.float32(iw)).astype(np.int64)
+        return row_starts, src_index_fp32(np.arange(ow), iw, ow)
+    maps = maps or tuple((i, 0, o) for i, o in zip(in_hw, out_hw))  # the compiler's (d*in)//out
+    rows, cols = (axis_sources(i, o, m) for i, o, m in zip(in_hw, out_hw, maps))
+    return rows * iw, cols
 
 # %% ../../nbs/r02_cost_model.ipynb #4ff7209b
 class _Tally:
@@ -170,19 +182,19 @@ def _cached(count):
 # %% ../../nbs/r02_cost_model.ipynb #20da58a1
 def _index_kind(mode: str, out_w: int, maps) -> str:
     "Which index graph a gather kernel builds per tile (ENGINE_PER_TILE's key)."
-    if mode == 'as_compiled':
+    if mode in ('as_compiled', 'published'):
         return mode
     kind = 'exact' if len(maps) == 0 else 'exact_mapped'
     return kind + '_wide' if out_w > TILE else kind
 
 # %% ../../nbs/r02_cost_model.ipynb #260f1f2c
 def _gather_kernel_counts(mode: str, r) -> dict:
-    "The compiled and the exact kernel: an index graph, a gather and a store per tile and chunk."
+    "The compiled, published and exact kernels: an index graph, a gather, a store per tile, chunk."
     b, ih, iw, c = r.x_shape
     oh, ow = r.out_hw
     tally, tiles, chunks = _Tally(r.itemsize), tile_sizes(oh * ow), r.plan.chunks
     kind = _index_kind(mode, ow, r.maps)
-    tally.index_tiles(kind, tiles, b if mode == 'as_compiled' else 1)  # exact: once for the batch
+    tally.index_tiles(kind, tiles, 1 if mode == 'exact' else b)  # exact: once for the batch
     for first, cc in chunks:
         blocks = _flat_map_blocks((ih, iw), (oh, ow), mode, maps=r.maps)
         tally.gather((m * c + first for m in blocks), cc, b)
@@ -204,6 +216,15 @@ def as_compiled_counts(r) -> dict:
 def exact_counts(r) -> dict:
     "What the exact gather kernel issues (under the axis maps `maps`, () for the compiler's)."
     return _gather_kernel_counts('exact', r)
+
+# %% ../../nbs/r02_cost_model.ipynb #r02-published-counts
+@_cached
+def published_counts(r) -> dict:
+    """What the published kernel (chapter 1.5) issues: the compiled kernel's data movement with
+    its own index graph per image and tile and its own map (the compiler's map only)."""
+    if not r.compiler_map:
+        raise ValueError("the published kernel has the compiler's map only (asymmetric, floor)")
+    return _gather_kernel_counts('published', r)
 
 # %% ../../nbs/r02_cost_model.ipynb #221040bf
 def _rows_and_columns(r):
@@ -398,14 +419,34 @@ def rowgather_counts(r) -> dict:
     return tally.counts(transfers, transfers // 2)
 
 # %% ../../nbs/r02_cost_model.ipynb #dee9913d
-# transfers "larger than 32KiB" for ideal bandwidth (nki_perf_guide.rst #9)
+# transfers "larger than 32KiB" for ideal bandwidth (nki_perf_guide.rst, Opt #9)
 IDEAL_DMA_BYTES = 32 * 1024
-EFFICIENT_DESCRIPTOR_BYTES = (
-    2048  # ">= 2 KiB per partition: approaches peak" (nki-dma-bandwidth-guide.rst)
-)
-INSTRUCTION_CYCLES = 264  # back-to-back one-element instructions (nki_perf_guide.rst, Opt #5a)
+# ">= 2 KiB per partition (minimum recommended): approaches peak" (nki-dma-bandwidth-guide.rst:81)
+EFFICIENT_DESCRIPTOR_BYTES = 2048
+# "189 ns (264 ScalarE cycles on NC-v2)" between one-element instructions (nki_perf_guide.rst:428)
+INSTRUCTION_CYCLES = 264
 SWDGE_DESCRIPTOR_CYCLES = 100  # assumed GpSimd cycles per indirect descriptor (no published figure)
 PROGRAM_BUDGET = 100_000  # assumed largest traced program, in instructions (no published limit)
+
+# %% ../../nbs/r02_cost_model.ipynb #r02-constants
+# the model's least certain constants, by the names `predict_time(constants=...)` takes
+MODEL_CONSTANTS = dict(
+    instruction_cycles=INSTRUCTION_CYCLES,
+    swdge_descriptor_cycles=SWDGE_DESCRIPTOR_CYCLES,
+    efficient_descriptor_bytes=EFFICIENT_DESCRIPTOR_BYTES,
+)
+
+# %% ../../nbs/r02_cost_model.ipynb #r02-model-constants
+def model_constants(constants=None) -> dict:
+    "`MODEL_CONSTANTS` with the values `constants` ({name: positive number}) gives in their place."
+    constants = dict(constants or {})
+    unknown = sorted(set(constants) - set(MODEL_CONSTANTS))
+    if unknown:
+        raise ValueError(f'constants must name some of {tuple(MODEL_CONSTANTS)}, got {unknown}')
+    for name, value in constants.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise ValueError(f'constants[{name!r}] must be a positive number, got {value!r}')
+    return {**MODEL_CONSTANTS, **constants}
 
 # %% ../../nbs/r02_cost_model.ipynb #5028ac36
 CHIPS = {
@@ -440,11 +481,13 @@ CHIPS = {
 }
 
 # %% ../../nbs/r02_cost_model.ipynb #df43fd94
-def _compute_seconds(counts: dict, chip: dict) -> dict:
-    "Per engine: instruction issue, elements over 128 partitions, and on GpSimd the software DGE."
+def _compute_seconds(counts: dict, chip: dict, constants: dict) -> dict:
+    """Per engine: instruction issue, elements over 128 partitions, and on GpSimd the software DGE
+    (`constants`: `model_constants()`)."""
+    issue = constants['instruction_cycles']
     swdge = (
-        counts['swdge_transfers'] * INSTRUCTION_CYCLES
-        + counts['swdge_descriptors'] * SWDGE_DESCRIPTOR_CYCLES
+        counts['swdge_transfers'] * issue
+        + counts['swdge_descriptors'] * constants['swdge_descriptor_cycles']
     )
     seconds = {}
     for engine in ('vector', 'gpsimd'):
@@ -452,7 +495,7 @@ def _compute_seconds(counts: dict, chip: dict) -> dict:
         if engine not in counts['per_engine'] and not extra:
             continue
         cycles = (
-            counts['per_engine'].get(engine, 0) * INSTRUCTION_CYCLES
+            counts['per_engine'].get(engine, 0) * issue
             + extra
             + counts['elements_per_engine'].get(engine, 0) / (128 * chip['width'][engine])
         )
@@ -460,20 +503,27 @@ def _compute_seconds(counts: dict, chip: dict) -> dict:
     return seconds
 
 # %% ../../nbs/r02_cost_model.ipynb #0856c50d
-def predict_time(counts: dict, x_shape, out_hw, dtype=np.float32, chip: str = 'trn2') -> dict:
-    "Modelled seconds on one NeuronCore of `chip` for a variant's `counts`, its bound and roofline."
+def predict_time(
+    counts: dict,  # a variant's predicted counts
+    x_shape,  # the NHWC input's shape
+    out_hw,  # (out_h, out_w)
+    dtype=np.float32,  # the image's element type
+    chip: str = 'trn2',  # whose bandwidths and clocks (CHIPS)
+    constants=None,  # {name: value} in place of MODEL_CONSTANTS' values; None: those
+) -> dict:  # modelled seconds, their parts, what bounds them, the bytes baseline
+    "Modelled seconds on one NeuronCore of `chip` for a variant's `counts` (a model)."
     if chip not in CHIPS:
         raise ValueError(f'chip must be one of {tuple(CHIPS)}, got {chip!r}')
-    k = CHIPS[chip]
+    k, model = CHIPS[chip], model_constants(constants)
     hbm_bw = k['hbm'] / k['cores']
-    paced = sum(
-        max(s, EFFICIENT_DESCRIPTOR_BYTES) * n for s, n in counts['descriptor_bytes'].items()
-    )
+    efficient = model['efficient_descriptor_bytes']
+    paced = sum(max(s, efficient) * n for s, n in counts['descriptor_bytes'].items())
     dma_s = max(paced, counts['dma_transfers'] * IDEAL_DMA_BYTES) / k['dma']
     hbm_s = counts['hbm_bytes'] / hbm_bw
-    compute_s = _compute_seconds(counts, k)
+    compute_s = _compute_seconds(counts, k, model)
     b, ih, iw, ch = x_shape
-    roofline_s = (b * (ih * iw + out_hw[0] * out_hw[1]) * ch * np.dtype(dtype).itemsize) / hbm_bw
+    # the input read once and the output written once: a reference, not a bound
+    baseline_s = (b * (ih * iw + out_hw[0] * out_hw[1]) * ch * np.dtype(dtype).itemsize) / hbm_bw
     parts = [('dma', dma_s), ('hbm', hbm_s)] + list(compute_s.items())
     s = max(t for _, t in parts)
     return dict(
@@ -482,14 +532,16 @@ def predict_time(counts: dict, x_shape, out_hw, dtype=np.float32, chip: str = 't
         hbm_s=hbm_s,
         compute_s=compute_s,
         bound=max(parts, key=lambda t: t[1])[0],
-        roofline_s=roofline_s,
-        ratio_to_roofline=s / roofline_s,
+        baseline_s=baseline_s,
+        ratio_to_baseline=s / baseline_s,
     )
 
 # %% ../../nbs/r02_cost_model.ipynb #51ca5f2a
-def predict_times(counts: dict, x_shape, out_hw, dtype=np.float32, chip: str = 'trn2') -> dict:
+def predict_times(counts: dict, x_shape, out_hw, dtype=np.float32, chip: str = 'trn2',
+                  constants=None) -> dict:
     "`predict_time` of several variants' counts ({name: counts}) on one chip: {name: its time}."
-    return {name: predict_time(c, x_shape, out_hw, dtype, chip) for name, c in counts.items()}
+    return {name: predict_time(c, x_shape, out_hw, dtype, chip, constants)
+            for name, c in counts.items()}
 
 # %% ../../nbs/r02_cost_model.ipynb #06-015
 def rowgather_indirection_counts(x_shape, out_hw, itemsize: int = 4, maps=()) -> dict:

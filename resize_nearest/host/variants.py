@@ -16,6 +16,7 @@ from resize_nearest.maps.plan import (
 )
 from resize_nearest.host.cost_model import (
     as_compiled_counts,
+    published_counts,
     exact_counts,
     hoisted_counts,
     strided_counts,
@@ -24,11 +25,14 @@ from resize_nearest.host.cost_model import (
     predict_time,
     predict_times,
     PROGRAM_BUDGET,
+    MODEL_CONSTANTS,
+    _row_starts_and_columns,
 )
 from .request import Request, request_for
 from resize_nearest.kernels.gather import (
     resize_nearest_fixed_dma_kernel,
     resize_nearest_exact_kernel,
+    resize_nearest_published_kernel,
 )
 from ..kernels.rows import resize_nearest_hoisted_kernel, resize_nearest_strided_kernel
 from ..kernels.residue import resize_nearest_residue_kernel
@@ -168,6 +172,27 @@ def _compiled_problems(r) -> list:
         ]
     return as_compiled_problems(r.in_hw, r.out_hw)
 
+# %% ../../nbs/r03_variants.ipynb #r03-published-problems
+def _published_problems(r) -> list:
+    "Why the published kernel cannot run request `r`: another convention, 2^24 pixels, the image."
+    (ih, iw), (oh, ow) = r.in_hw, r.out_hw
+    if not r.compiler_map:
+        return [
+            "variant 'published' has the compiler's map only (asymmetric coordinates, floor"
+            f' rounding); the axis maps {r.maps} of this resize need an exact variant'
+        ]
+    if oh * ow > F32_EXACT:
+        return [
+            f"variant 'published' needs out_h * out_w <= 2^24; got {oh * ow} for {ih}x{iw} ->"
+            f' {oh}x{ow} (its row split is exact only below); use variant="exact"'
+        ]
+    row_starts, cols = _row_starts_and_columns(r.in_hw, r.out_hw, 'published')
+    last = int(row_starts.max() + cols.max())  # the map is a sum of a row term and a column
+    if last >= ih * iw:
+        return [f"the published kernel's map of {ih}x{iw} -> {oh}x{ow} reads source pixel {last}"
+                f' of a {ih * iw}-pixel image: out of bounds']
+    return []
+
 # %% ../../nbs/r03_variants.ipynb #4dbe4f5d
 _none = lambda r: []
 
@@ -208,6 +233,25 @@ _AS_COMPILED = Variant(
         ' count); inside a batch a wrong index can copy a pixel of the **next or previous'
         ' image**; where an index leaves the batch (past the end, or −1 before it) it'
         ' raises `ValueError` naming sizes, index and output pixel, before any kernel runs',
+    ),
+)
+
+# %% ../../nbs/r03_variants.ipynb #r03-published-record
+_PUBLISHED = Variant(
+    name='published',
+    kernel=resize_nearest_published_kernel,
+    summary='the published kernel\'s map: exact row split, float32 scale product per axis',
+    exact=False,
+    on_chip_index=False,
+    own_problems=_published_problems,
+    count=published_counts,
+    indirect_dma=True,
+    limits=(
+        'the published kernel\'s graph (nki-samples, until 2026-01): row and column split'
+        ' exactly, then floor(fl32(d)·fl32(in/out)) per axis',
+        'out_h·out_w ≤ 2²⁴, the compiler\'s convention only',
+        '**wrong pixels** wherever a float32 scale product is wrong on an axis (224 → 192, as'
+        ' the compiled kernel); never chosen by `auto`',
     ),
 )
 
@@ -285,7 +329,10 @@ _ROWGATHER = Variant(
 
 # %% ../../nbs/r03_variants.ipynb #a3c933b6
 # every variant's record by name: the values `resize_nearest(variant=...)` takes, 'auto' aside
-VARIANTS = {v.name: v for v in (_EXACT, _AS_COMPILED, _HOISTED, _STRIDED, _RESIDUE, _ROWGATHER)}
+VARIANTS = {
+    v.name: v
+    for v in (_EXACT, _AS_COMPILED, _HOISTED, _STRIDED, _RESIDUE, _ROWGATHER, _PUBLISHED)
+}
 
 # %% ../../nbs/r03_variants.ipynb #9fcefed0
 AUTO_LIMITS = (
@@ -378,9 +425,10 @@ def _over_budget(r, chip, row, budget) -> ValueError:
     )
 
 # %% ../../nbs/r03_variants.ipynb #5b525a2f
-def _choose(r, budget) -> tuple:
+def _choose(r, budget, constants=None) -> tuple:
     """(auto's choice for request `r`, its counts): the exact variant with the lowest modelled time
-    on its chip (trn2 if it names none) within `budget` (None: any size)."""
+    on its chip (trn2 if it names none) within `budget` (None: any size); `constants`, the cost
+    model's least certain constants where they are to differ (chapter R2's `predict_time`)."""
     chip, row = r.chip or 'trn2', r.chip_row  # the record's row is trn2's where it names no chip
     options = _options(r, chip, row)
     if not options:
@@ -389,8 +437,8 @@ def _choose(r, budget) -> tuple:
     fits = [v for v, c in counts.items() if budget is None or c['traced_instructions'] <= budget]
     if not fits:
         raise _over_budget(r, chip, row, budget)
-
-    times = predict_times({v: counts[v] for v in fits}, r.x_shape, r.out_hw, r.dtype, chip)
+    chosen = {v: counts[v] for v in fits}
+    times = predict_times(chosen, r.x_shape, r.out_hw, r.dtype, chip, constants)
 
     def key(v):
         seconds = times[v]['seconds']
@@ -424,3 +472,23 @@ def choose_variant(
     """The exact variant with the lowest modelled time on `chip` within `budget` (None: any size),
     under the axis maps `maps` (() for the compiler's); only variants that run on `chip`."""
     return choose(request_for(x_shape, out_hw, dtype, maps, chip), budget)
+
+# %% ../../nbs/r03_variants.ipynb #r03-perturbations
+def perturbations(factor: float = 4) -> dict:
+    """{label: constants}: the model as it is, then each of chapter R2's `MODEL_CONSTANTS` times
+    `factor` and over it, one at a time."""
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not factor > 1:
+        raise ValueError(f'factor must be a number above 1, got {factor!r}')
+    found = {'as modelled': {}}
+    for name, value in MODEL_CONSTANTS.items():
+        found[f'{name} x{factor:g}'] = {name: value * factor}
+        found[f'{name} /{factor:g}'] = {name: value / factor}
+    return found
+
+# %% ../../nbs/r03_variants.ipynb #r03-perturbed-picks
+def perturbed_picks(x_shape, out_hw, dtype=np.float32, chip: str = 'trn2', factor: float = 4,
+                    maps=()) -> dict:
+    "auto's pick for one resize under each of `perturbations(factor)`: {label: variant name}."
+    r = request_for(x_shape, out_hw, dtype, maps, chip)
+    return {label: _choose(r, PROGRAM_BUDGET, constants)[0]
+            for label, constants in perturbations(factor).items()}

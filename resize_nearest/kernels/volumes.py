@@ -36,8 +36,8 @@ def resize_nearest_volume_residue_kernel(data_tensor, out_shape, maps=()):
     """
     Exact nearest volume resize as one affine HBM-to-HBM copy per (depth, row, column) segment.
 
-    Each axis is cut into appendix E1a's segments (its residues between the clamped ends, and each
-    clamped index alone); for a triple of segments the map is affine in (j_d, j_h, j_w), so one
+    Each axis is cut into appendix E1a's segments (its residues between any clamped ends, and
+    each clamped index alone); for a triple of segments the map is affine in (j_d, j_h, j_w), so one
     DMA with constant strides moves every element of it, in every image. No SBUF, no index.
 
     Dimensions:
