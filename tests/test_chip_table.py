@@ -7,7 +7,8 @@ from resize_nearest.host.variants import VARIANTS, choose_variant, exact_options
 from resize_nearest.host.cost_model import predict_time
 from resize_nearest.nki_cpu.memory import MachineRuleError, allocate, sbuf, target_chip
 
-INDIRECT = {'exact', 'as_compiled', 'hoisted', 'rowgather', 'published'}  # the kernels with a vector_offset DMA
+# the kernels with a vector_offset DMA
+INDIRECT = {'exact', 'as_compiled', 'hoisted', 'rowgather', 'published'}
 
 
 def test_every_chip_entry_has_a_source():

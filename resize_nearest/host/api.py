@@ -14,6 +14,7 @@ from ..kernels import backend as _backend
 from .replay import run_resize, run_steps, recording_bytes
 from .cost_model import PROGRAM_BUDGET
 from ..maps.index_map import load_indices
+from ..kernels.gather import published_load_indices
 # appendix E2a's checks and record; KERNEL_MODES is imported from here too
 from .request import KERNEL_MODES, check_image, check_scales
 from .request import output_size, resize_maps, build_request, request_for
@@ -134,18 +135,23 @@ def kernel_for_variant(variant: str, in_w: int = 1, out_w: int = 1):
 
 # %% ../../nbs/r05_api.ipynb #4313e5a6
 @functools.lru_cache(maxsize=256)
-def _wrong_pixel_count(in_hw: tuple, out_hw: tuple) -> int:
+def _wrong_pixel_count(variant: str, in_hw: tuple, out_hw: tuple) -> int:
+    "Output pixels of one image that the inexact `variant` copies from another source pixel."
+    if variant == 'published':
+        published = published_load_indices(*in_hw, *out_hw)
+        return int((published != load_indices(in_hw, out_hw, 'exact')).sum())
     return as_compiled_wrong_pixels(in_hw, out_hw)
 
 # %% ../../nbs/r05_api.ipynb #773da679
-def _warn_as_compiled(in_hw, out_hw, stacklevel: int):
-    n_bad = _wrong_pixel_count(tuple(in_hw), tuple(out_hw))
+def _warn_inexact(variant: str, in_hw, out_hw, stacklevel: int):
+    "Warn that `variant` (as_compiled or published) copies wrong pixels for this size, if it does."
+    n_bad = _wrong_pixel_count(variant, tuple(in_hw), tuple(out_hw))
+    why = {'as_compiled': "the compiled kernel's", 'published': "the published kernel's"}[variant]
     if n_bad:
         warnings.warn(
-            f'as_compiled: {n_bad} of {out_hw[0] * out_hw[1]} output pixels per image copy the'
-            f' wrong source pixel for {in_hw[0]}x{in_hw[1]} -> {out_hw[0]}x{out_hw[1]} (the'
-            ' compiled kernel\'s float32 index arithmetic); use variant="exact" for the correct'
-            ' resize',
+            f'{variant}: {n_bad} of {out_hw[0] * out_hw[1]} output pixels per image copy the'
+            f' wrong source pixel for {in_hw[0]}x{in_hw[1]} -> {out_hw[0]}x{out_hw[1]} ({why}'
+            ' float32 index arithmetic); use variant="exact" for the correct resize',
             RuntimeWarning,
             stacklevel=stacklevel + 1,
         )
@@ -218,13 +224,13 @@ def _warn_program_size(variant, traced, x_shape, out_hw, stacklevel):
 # %% ../../nbs/r05_api.ipynb #f3601ff5
 def prepare_request(r, variant: str = 'auto', stacklevel: int = 2):
     """Check request `r` (appendix E2a) against `variant` and choose its kernels: (concrete variant
-    or route, kernel runs, traced instructions); warns for as_compiled and for a named variant
-    over the program budget."""
+    or route, kernel runs, traced instructions); warns for as_compiled, for published and for a
+    named variant over the program budget."""
     concrete, steps, traced = _planned(r, variant)
     if variant != 'auto' and traced > PROGRAM_BUDGET:
         _warn_program_size(concrete, traced, r.shape, r.out_size, stacklevel + 1)
-    if concrete == 'as_compiled':
-        _warn_as_compiled(r.in_hw, r.out_hw, stacklevel + 1)
+    if concrete in ('as_compiled', 'published'):
+        _warn_inexact(concrete, r.in_hw, r.out_hw, stacklevel + 1)
     return concrete, steps, traced
 
 # %% ../../nbs/r05_api.ipynb #e0a64858
