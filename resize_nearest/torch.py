@@ -32,6 +32,7 @@ from .models.audit import AuditRow, _finding
 from .models.onnx_reader import AxisResize, ResizeNode
 from .host.api import resize_nearest, check_backend
 from .host.api import build_request, prepare_request, run_request
+from .host.request import LAYOUT_NAMES
 from .studies.benchmark import median_seconds, sample_seconds
 from resize_nearest.entry.torch_plumbing import (
     NEAREST_MODES, _F_INTERPOLATE, _CONVENTION, _aten_axis, _axis_scales, _exact_for_good,
@@ -116,8 +117,10 @@ class _NkiResize(torch.autograd.Function):
         if x.device.type == 'xla':
             y = _device_resize(last, out, backend, convention)
             return y.permute(*back).contiguous(memory_format=_memory_format(x))
-        # on the host, the host API's checks and choice of kernel, as for NumPy input
-        y = resize_nearest(_to_numpy(last), out, backend=backend, **convention)
+        # on the host, the host API's checks and choice of kernel, as for NumPy input; the layout
+        # is named since `last` is channels-last by construction (no channels-first warning)
+        y = resize_nearest(_to_numpy(last), out, backend=backend,
+                           layout=LAYOUT_NAMES[last.dim()], **convention)
         y = _from_numpy(np.asarray(y), x).permute(*back)
         return y.contiguous(memory_format=_memory_format(x))  # the layout F.interpolate returns
 

@@ -119,7 +119,7 @@ def test_every_runtime_row_says_run_or_modelled_and_from_what():
     assert rows[TENSORRT].kind == 'modelled' and TENSORRT_DOCS in rows[TENSORRT].basis
     assert rows[JAX].kind == 'run' and rows[TORCH_COMPILE].kind == 'run'
     asymmetric = {r.implementation: r for r in audit_sizes((26, 26), (22, 22)).runtime_rows()}
-    assert asymmetric[TORCH_COMPILE].status.startswith('not run: asked for with torch_compile')
+    assert asymmetric[TORCH_COMPILE].status.startswith('not run: torch.compile runs only on request')
 
 
 @pytest.mark.parametrize('mode', ['align_corners', 'asymmetric', 'half_pixel'])

@@ -196,6 +196,11 @@ def test_exec_without_source_is_a_problem_not_a_crash():
     with pytest.raises(NkiSubsetError, match='source is not available'):
         check_kernel(ns['k'])
 
+def test_the_published_kernel_is_linted_with_the_others_once():
+    "The kernel the chapters measure the others against is checked like the variants' kernels."
+    assert 'resize_nearest.kernels.gather:resize_nearest_published_kernel' in SHIPPED_KERNELS
+    assert len(set(SHIPPED_KERNELS)) == len(SHIPPED_KERNELS), SHIPPED_KERNELS
+
 @pytest.mark.parametrize('target', SHIPPED_KERNELS)
 def test_shipped_kernels_pass(target):
     mod, fn = target.split(':')

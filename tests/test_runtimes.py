@@ -12,6 +12,7 @@ onnx = pytest.importorskip('onnx')
 pytest.importorskip('onnxruntime')
 from onnx import TensorProto, helper
 
+from resize_nearest.entry import cli_plumbing
 from resize_nearest.models import runtimes
 from resize_nearest.models.audit import audit_onnx, audit_sizes, check
 from resize_nearest.models.fix import fix_report
@@ -144,9 +145,9 @@ def test_the_command_line_fix_replaces_a_node_wrong_only_in_a_runtime(stand_ins,
     model = str(one_resize(stand_ins, 26, 52))
     monkeypatch.setenv(runtimes.RUNTIMES_ENV, 'zeros')
     runs = []
-    counted = runtimes.RuntimeEngine._count
-    monkeypatch.setattr(runtimes.RuntimeEngine, '_count',
-                        lambda self, *a: runs.append(a[0]) or counted(self, *a))
+    engine = cli_plumbing._TimedEngine  # the command's RuntimeEngine, its runs within --timeout
+    counted = engine._count
+    monkeypatch.setattr(engine, '_count', lambda self, *a: runs.append(a[0]) or counted(self, *a))
     code, out, _ = run_cli(['audit', model, '--json', '--fix', str(stand_ins / 'exact.onnx')], capsys)
     change = json.loads(out)['fix']['changes'][0]
     assert code == 0 and change['action'] == 'replaced: constant indices' and len(runs) == 1

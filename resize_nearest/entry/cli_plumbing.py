@@ -490,10 +490,8 @@ def _npz_inputs(path: str) -> dict:
         _usage_error(printable(f'--inputs {path!r}: cannot read it as .npz ({e})'))
 
 # %% ../../nbs/e5b_cli_plumbing.ipynb #0456b05b
-def _onnxruntime_refusal(path, report) -> str:
-    "Why onnxruntime cannot load the model, asked where the audit found an invalid node."
-    if not any(r.status.startswith('invalid') for r in report):
-        return None
+def _onnxruntime_refusal(path) -> str:
+    "Why onnxruntime cannot load the model, asked of every model before any row is reported."
     try:
         import onnxruntime as ort
     except ImportError:

@@ -242,7 +242,8 @@ FIXED_CONVENTION = (  # libraries run per axis, where their one convention is th
     'OpenCV INTER_NEAREST_EXACT',
     JAX,
 )
-NOT_ASKED = 'not run: asked for with torch_compile=True (--torch-compile); about a second a compile'
+NOT_ASKED = ('not run: torch.compile runs only on request (--torch-compile, or'
+             ' torch_compile=True); about a second a compile')
 RUN_ELEMENTS_MAX = 2**22  # index images are float32 (exact below 2^24); bounded to stay quick
 
 # %% ../../nbs/r11_audit.ipynb #588d37cd
