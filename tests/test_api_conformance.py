@@ -20,6 +20,8 @@ def real_params(sig:str):
     a = fn.args
     defaults = [None] * (len(a.args) - len(a.defaults)) + [ast.unparse(d) for d in a.defaults]
     params = list(zip([x.arg for x in a.args], defaults))
+    # keyword-only parameters (nki.jit from 0.7: `fn=None, *, compile_config=None, ...`)
+    params += [(x.arg, None if d is None else ast.unparse(d)) for x, d in zip(a.kwonlyargs, a.kw_defaults)]
     if a.kwarg: params.append(('**' + a.kwarg.arg, None))
     return params
 
@@ -100,3 +102,32 @@ def test_tensor_methods_match_the_documented_signatures():
         real = real_params(sig)
         ours = [p for p in our_params(getattr(Tensor, meth)) if p[0] != 'self']
         assert ours == real, (meth, ours, real)
+
+
+LISTED = {v: json.loads((Path(__file__).parent / 'data' / f'nki-{v}-api.json').read_text())
+          for v in ('0.3', '0.4', '0.5', '0.6', '0.7', '0.8')}
+
+
+def _spelled(params):
+    """A buffer default the way every listing means it: MemoryRegion.sbuf (0.3), sbuf (0.4 on), Ellipsis (the
+    rendered 0.7 pages, which say "defaults to sbuf"; Sphinx shows a `...` default as Ellipsis)."""
+    same = {'MemoryRegion.sbuf': 'sbuf', 'Ellipsis': 'sbuf'}
+    return [(n, same.get(d, d)) for n, d in params]
+
+
+@pytest.mark.parametrize('release', LISTED)
+def test_every_profile_conforms_to_its_listing(release):
+    """Each release's profile: every function its listing gives a signature for and the interpreter models takes
+    exactly those parameters. 0.8's listing gives none (no 0.8 signature was seen), so its profile is held to 0.7's."""
+    api = LISTED['0.7' if release == '0.8' else release]
+    prof = cpu_nki.profile(release)
+    mods = {'nki': prof.nki, 'nki.language': prof.nl, 'nki.isa': prof.nisa}
+    checked = []
+    for mod, ours in mods.items():
+        for name, sig in api[mod]['functions'].items():
+            fn = getattr(ours, name, None)
+            if fn is None or not callable(fn):
+                continue
+            assert _spelled(our_params(fn)) == _spelled(real_params(sig)), f'{release} {mod}.{name}: {sig}'
+            checked.append(name)
+    assert 'jit' in checked and len(checked) >= (3 if release in ('0.7', '0.8') else 10), checked

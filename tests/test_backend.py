@@ -76,13 +76,13 @@ def _fake_nki(tmp_path, version):
     return f'{tmp_path}:{ROOT}'
 
 
-@pytest.mark.parametrize('version', ['0.2.0', '0.7.0'])
-def test_a_release_outside_0_3_to_0_6_is_named_and_refused(tmp_path, version):
-    "The extra pins nki>=0.3,<0.7 (Neuron SDK 2.29 to 2.32: aws-neuron-sdk v2.32.0 src/helperscripts/n2-manifest.json)."
+@pytest.mark.parametrize('version', ['0.2.0', '0.9.0'])
+def test_a_release_outside_0_3_to_0_8_is_named_and_refused(tmp_path, version):
+    "The extra pins nki>=0.3,<0.9 (Neuron SDK 2.29 to 2.34: nbs/nki_versions.md)."
     path = _fake_nki(tmp_path, version)
     r = _py('from resize_nearest.kernels import backend; print(backend.describe())', PYTHONPATH=path)
     assert 'nki_cpu interpreter' in r.stdout
-    assert f'nki {version} is not supported: resize_nearest is written for nki >=0.3,<0.7 (Neuron SDK 2.29 to 2.32)' in r.stdout
+    assert f'nki {version} is not supported: resize_nearest is written for nki >=0.3,<0.9 (Neuron SDK 2.29 to 2.34)' in r.stdout
     r = _py('from resize_nearest.kernels import backend; backend.modules("nki")', PYTHONPATH=path)
     assert r.returncode != 0 and f'nki {version} is not supported' in r.stderr
     r = subprocess.run([sys.executable, 'tools/neuron_check.py'], cwd=ROOT, capture_output=True, text=True,
@@ -94,10 +94,10 @@ def test_neuron_check_refuses_a_compiler_outside_the_range():
     env = {**os.environ, 'PYTHONPATH': f'{STANDIN}:{ROOT}', 'NEURONXCC_STANDIN_VERSION': '2.23.1.0'}
     r = subprocess.run([sys.executable, 'tools/neuron_check.py'], cwd=ROOT, capture_output=True, text=True, env=env)
     assert r.returncode == 2
-    assert 'REFUSED: neuronx-cc 2.23.1.0 is not supported: resize_nearest is written for neuronx-cc >=2.24,<2.28' in r.stdout
+    assert 'REFUSED: neuronx-cc 2.23.1.0 is not supported: resize_nearest is written for neuronx-cc >=2.24,<2.30' in r.stdout
 
 
-@pytest.mark.parametrize('release', ['0.3', '0.4', '0.5', '0.6'])
+@pytest.mark.parametrize('release', ['0.3', '0.4', '0.5', '0.6', '0.7', '0.8'])
 @pytest.mark.parametrize('chip, expected', [('trn1', 'trn1'), ('inf2', 'trn1'), ('trn2', 'trn2'), ('trn3', 'trn3')])
 def test_device_chip_from_get_nc_version(release, chip, expected):
     """nisa.get_nc_version() in every release (v2.29.1 nki/api/nki/isa/__init__.py:890, v2.32.0 :242); nc_version

@@ -2,25 +2,39 @@
 and the `#| neuron` cells of chapter 3.3 run through the package's real-NKI code path (nothing in the package knows
 about the stand-in). On a Trainium host the same commands run against the real nki; see the README.
 The compiled-model step runs against the stand-in torch_neuronx.trace, which applies the described kernel: its rows
-must say they come from a stand-in, and its verdicts can only repeat the description."""
+must say they come from a stand-in, and its verdicts can only repeat the description.
+Each runs with the stand-in posing as NKI 0.3 (its default) and as 0.7 and 0.8, the releases whose compile checks the
+LNC degree (the report must carry it) and whose loops are deprecated Python ranges."""
 import json, os, subprocess, sys
 import pytest
 from pathlib import Path
+from resize_nearest.host.variants import VARIANTS
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, 'PYTHONPATH': f"{ROOT / 'tests' / 'standin'}:{ROOT}"}
 
+RELEASES = ('0.3', '0.7', '0.8')
+
+
+def _env(release):
+    "The stand-in posing as `release`, with no LNC setting of the caller's: the backend must set it."
+    env = {k: v for k, v in ENV.items() if k not in ('NEURON_LOGICAL_NC_CONFIG', 'NEURON_CC_FLAGS')}
+    return {**env, 'NKI_STANDIN_VERSION': release}
+
+
 @pytest.mark.slow
-def test_neuron_check_script(tmp_path):
+@pytest.mark.parametrize('release', RELEASES)
+def test_neuron_check_script(tmp_path, release):
     rep = tmp_path / 'report.json'
     r = subprocess.run([sys.executable, 'tools/neuron_check.py', '--report', str(rep), '--warmup', '0', '--iters', '1',
                         '--widths', '40:43'],
-                       cwd=ROOT, capture_output=True, text=True, env=ENV)
+                       cwd=ROOT, capture_output=True, text=True, env=_env(release))
     assert r.returncode == 0, r.stdout + r.stderr
     report = json.loads(rep.read_text())
-    assert report['nki_version'] == '0.3.0+standin' and report['NKI_PRECISE_FP'] == '1'
+    assert report['nki_version'] == f'{release}.0+standin' and report['NKI_PRECISE_FP'] == '1'
     rows = report['rows']
-    assert len(rows) >= 30 and {x['variant'] for x in rows} == {'as_compiled', 'exact', 'hoisted', 'strided', 'residue', 'rowgather', 'auto'}
+    # every registered variant runs (the published kernel's too), and `auto`
+    assert len(rows) >= 30 and {x['variant'] for x in rows} == {*VARIANTS, 'auto'}
     for x in rows:
         if x['case'] == 'out of bounds' and x['variant'] == 'as_compiled':  # the exact ones pass
             assert x['status'] == 'expected-oob' and 'OutOfBoundsError' in x['interpreter'] and x['device'].startswith('error:')
@@ -31,7 +45,18 @@ def test_neuron_check_script(tmp_path):
     assert modes == {'asymmetric', 'half_pixel', 'half_pixel_symmetric', 'pytorch_half_pixel', 'align_corners', 'tf_half_pixel_for_nn'}
     assert f"{len(rows)} rows passed, 0 failed" in r.stdout
     assert report['cast_rounding']['simulator_as_documented'] is True   # the 0.3 simulator's NumPy casts
+    _check_lnc_and_forms(report, release)
     _check_compiled_step(report, r.stdout)
+
+
+def _check_lnc_and_forms(report, release):
+    "The degree the backend set (no caller setting), in the report and in every row; the loop form of the release."
+    assert report['lnc'] == dict(degree=1, source='set by the backend',
+                                 form='NEURON_LOGICAL_NC_CONFIG=1 (kernel and neuronx-cc)')
+    assert {x['lnc'] for x in report['rows']} == {1}
+    python_loops = release in ('0.7', '0.8')
+    assert report['backend_forms']['loops'].startswith('range') is python_loops
+    assert report['backend_forms']['nki'] == release
 
 
 def _check_compiled_step(report, stdout):
@@ -53,6 +78,9 @@ def _check_compiled_step(report, stdout):
     assert {m: v['verdict'] for m, v in c['verdicts'].items()} == {
         'nearest': 'the description holds', 'nearest-exact': 'the description holds',
         'backward': 'the description holds'}
+    # three maps compared: the described one named, apart from the published one, on the width sweep
+    assert c['verdicts']['nearest']['matched'] == c['verdicts']['nearest-exact']['matched'] == 'described'
+    assert sum(x['wrong_vs_published'] for x in c['rows'] if x['case'].endswith('sweep')) > 0
     assert 'resize_nearest_fixed_dma_kernel' in c['kernel_names']
     assert 'STAND-IN nearest: the description holds' in stdout
 
@@ -62,10 +90,11 @@ def test_neuron_check_skips_without_nki():
     assert r.returncode == 3 and r.stdout.startswith('SKIPPED: no real NKI here')
 
 @pytest.mark.slow
-def test_neuron_cells_of_chapter_11(tmp_path):
+@pytest.mark.parametrize('release', RELEASES)
+def test_neuron_cells_of_chapter_3_3(tmp_path, release):
     rep = tmp_path / 'nb_report.json'
     r = subprocess.run(['nbdev_test', '--flags', 'neuron', '--path', 'nbs/33_trainium.ipynb'], cwd=ROOT, capture_output=True,
-                       text=True, env={**ENV, 'NEURON_REPORT': str(rep)})
+                       text=True, env={**_env(release), 'NEURON_REPORT': str(rep)})
     assert r.returncode == 0, r.stdout + r.stderr
     report = json.loads(rep.read_text())
     assert all(x['status'] in ('pass', 'expected-oob') for x in report['rows'])
@@ -73,3 +102,4 @@ def test_neuron_cells_of_chapter_11(tmp_path):
     assert c['standin'] is True and all(x['compiled_by'] == 'stand-in: nothing compiled' for x in c['rows'])
     assert {('nearest', f'width {w} sweep') for w in range(36, 100)} <= {(x['mode'], x['case']) for x in c['rows']}
     assert c['verdicts']['nearest']['verdict'] == 'the description holds'
+    assert report['nki_version'] == f'{release}.0+standin' and {x['lnc'] for x in report['rows']} == {1}

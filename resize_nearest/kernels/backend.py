@@ -43,7 +43,7 @@ def _placeholder_note() -> str:
 @functools.lru_cache(maxsize=None)
 def real_nki():
     """((nki, nl, nisa) or None, why): the real NKI if it imports, has the NKI 0.3 entry points and
-    is a release the kernels are written for (0.3 to 0.6)."""
+    is a release the kernels are written for (0.3 to 0.8); `nl` in the form `language_for` gives."""
     note = _placeholder_note()
     try:
         m = importlib.import_module('nki')
@@ -57,7 +57,9 @@ def real_nki():
     problem = version_problem('nki', _module_version(m, 'nki'))
     if problem:
         return None, f'{problem} (module at {where})'
-    return (m, nl_, nisa_), f'real nki {_module_version(m, "nki")} from {where}'
+    release = release_of(_module_version(m, 'nki'))
+    why = f'real nki {_module_version(m, "nki")} from {where}'
+    return (m, language_for(nl_, release), nisa_), why
 
 
 
@@ -71,8 +73,8 @@ def _real_modules():
 
 # %% ../../nbs/a7_backend.ipynb #88b61f84
 # the releases the kernels are written for: [low, high) of (major, minor), as the neuron extra pins
-SUPPORTED = {'nki': ((0, 3), (0, 7)), 'neuronx-cc': ((2, 24), (2, 28))}
-SUPPORTED_SDK = 'Neuron SDK 2.29 to 2.32'
+SUPPORTED = {'nki': ((0, 3), (0, 9)), 'neuronx-cc': ((2, 24), (2, 30))}
+SUPPORTED_SDK = 'Neuron SDK 2.29 to 2.34'
 
 
 # %% ../../nbs/a7_backend.ipynb #55cc6575
@@ -99,6 +101,71 @@ def version_problem(dist: str, version: str):
         return None
     return (f'{dist} {version} is not supported: resize_nearest is written for {dist} {allowed}'
             f' ({SUPPORTED_SDK}); install a release in that range ({NEURON_INSTALL})')
+
+# %% ../../nbs/a7_backend.ipynb #b3d81731
+def release_of(version: str):
+    "(major, minor) of a version string ('0.7.0+standin' -> (0, 7)), or None where it has none."
+    try:
+        major, minor = (int(p) for p in str(version).split('+')[0].split('.')[:2])
+    except ValueError:
+        return None
+    return (major, minor)
+
+# %% ../../nbs/a7_backend.ipynb #d620a4b5
+# the first release whose range loops are deprecated Python ranges (nki-loops.rst, latest)
+PYTHON_LOOPS_FROM = (0, 7)
+
+
+@functools.lru_cache(maxsize=None)
+def language_for(nl_module, release):
+    """`nl_module` as the kernels get it under NKI `release`: from 0.7 a copy whose `static_range`
+    is Python's range (the deprecated name stays out of the traced kernel); before, unchanged."""
+    if release is None or release < PYTHON_LOOPS_FROM:
+        return nl_module
+    adapted = types.ModuleType(nl_module.__name__)
+    public = [k for k in dir(nl_module) if not k.startswith('_')]
+    names = getattr(nl_module, '__all__', None) or public
+    adapted.__dict__.update({k: getattr(nl_module, k) for k in names if hasattr(nl_module, k)})
+    adapted.static_range = range
+    adapted.__doc__ = f'{nl_module.__name__} with static_range = range (NKI 0.7 and later)'
+    return adapted
+
+# %% ../../nbs/a7_backend.ipynb #e444951e
+LNC_VAR = 'NEURON_LOGICAL_NC_CONFIG'  # read by nki.jit (0.7 on) and by neuronx-cc (EVRF066.rst)
+KERNEL_LNC = 1  # the kernels split no work across NeuronCores
+
+
+def lnc_setting(chip: str = None, apply: bool = True) -> dict:
+    """The LNC degree device calls use: LNC_VAR's where set, else KERNEL_LNC, which `apply` sets;
+    refused (ValueError) where `--lnc` in NEURON_CC_FLAGS would make the compiler differ."""
+    given = os.environ.get(LNC_VAR, '').strip()
+    degree = _cpu_nki._lnc_value(LNC_VAR, given) if given else KERNEL_LNC
+    if apply and not given:
+        os.environ[LNC_VAR] = str(degree)
+    source = 'environment' if given else ('set by the backend' if apply else 'to be set')
+    compiler = _cpu_nki.compiler_lnc(chip) if (given or apply) else degree
+    if compiler != degree:
+        raise ValueError(
+            f'NEURON_CC_FLAGS={os.environ.get("NEURON_CC_FLAGS")!r} makes neuronx-cc use'
+            f' LNC={compiler} while the kernels run with LNC={degree} ({LNC_VAR}): a compile from'
+            ' NKI 0.7 stops with NCC_EVRF066; remove --lnc or set both to one degree'
+        )
+    return dict(degree=degree, source=source, form=f'{LNC_VAR}={degree} (kernel and neuronx-cc)')
+
+# %% ../../nbs/a7_backend.ipynb #6d8e1617
+def forms(chip: str = None) -> dict:
+    """Which form the backend takes where releases differ (loops, nki.jit's arguments, LNC), for the
+    real NKI found, or the interpreter's where there is none; sets nothing."""
+    real = _real_modules()
+    release = release_of(_module_version(real[0], 'nki')) if real else None
+    python_loops = release is not None and release >= PYTHON_LOOPS_FROM
+    python_range = 'range (nl.static_range is deprecated from NKI 0.7)'
+    return dict(
+        nki=None if release is None else '.'.join(map(str, release)),
+        loops=python_range if python_loops else 'nl.static_range',
+        jit='nki.jit(kernel): the kernel as the one positional argument (func in 0.3, fn from 0.4)',
+        lnc=lnc_setting(chip, apply=False)['form'],
+    )
 
 # %% ../../nbs/a7_backend.ipynb #a05cdccc
 def _load_cpu():
@@ -137,9 +204,11 @@ def default_backend() -> str:
 
 # %% ../../nbs/a7_backend.ipynb #31d5c42a
 def describe() -> str:
-    "One line saying which backend kernels use and why."
+    "One line saying which backend kernels use and why, and the forms it takes (`forms`)."
     b = default_backend()
-    return f"backend: {'nki_cpu interpreter' if b == 'cpu' else b} ({real_nki()[1]})"
+    f = forms()
+    return (f"backend: {'nki_cpu interpreter' if b == 'cpu' else b} ({real_nki()[1]}); loops:"
+            f" {f['loops']}; LNC: {f['lnc']}")
 
 # %% ../../nbs/a7_backend.ipynb #550a1532
 # what kernel modules import; run_kernel rebinds per call
@@ -219,10 +288,13 @@ def bind(fn, backend: str = 'auto'):
 
 # %% ../../nbs/a7_backend.ipynb #d60f9ab7
 def run_kernel(fn, *args, backend: str = 'auto', **kwargs):
-    "Run kernel function `fn` on NumPy inputs with the chosen backend; returns NumPy outputs."
+    """Run kernel function `fn` on NumPy inputs with the chosen backend; returns NumPy outputs. A
+    device call (`'nki'`) first settles the LNC degree (`lnc_setting`)."""
     if backend not in ('auto',) + BACKENDS:
         raise ValueError(f"backend must be one of {('auto',) + BACKENDS}, got {backend!r}")
     b = default_backend() if backend == 'auto' else backend
     m = modules(b)
     kernel = bind(fn, b)
+    if b == 'nki':
+        lnc_setting(device_chip())
     return (m[0].simulate(kernel) if b in ('cpu', 'nki-sim') else m[0].jit(kernel))(*args, **kwargs)

@@ -7,7 +7,7 @@
 __all__ = ['jit', 'simulate', 'reset_stats', 'stats', 'counting', 'profile']
 
 # %% ../../nbs/a6_nki_runtime.ipynb #09f595d8
-import functools, contextlib, os, sys, types, weakref, numpy as np
+import functools, contextlib, os, re, sys, types, warnings, weakref, numpy as np
 from . import memory, isa, language, frontend
 from .frontend import check_kernel, NkiSubsetError
 from resize_nearest.nki_cpu.memory import (
@@ -24,6 +24,7 @@ from resize_nearest.nki_cpu.memory import (
     target_chip,
     nki_version,
     current_nki_version,
+    current_chip,
 )
 from .isa import cast_rounding, current_rounding
 
@@ -80,6 +81,45 @@ def _cast_of(version: str, simulated: bool) -> str:
         return 'numpy'
     return current_rounding()
 
+# %% ../../nbs/a6_nki_runtime.ipynb #84b5c00a
+# releases whose compile checks the kernel's LNC degree against the compiler's (NCC_EVRF066)
+LNC_CHECKED = ('0.7', '0.8')
+
+
+def _lnc_value(source: str, text: str) -> int:
+    "An LNC degree written in `source`: 1 or 2, refused otherwise."
+    if str(text).strip() not in ('1', '2'):
+        raise ValueError(f'{source} must be an LNC degree, 1 or 2, got {text!r}')
+    return int(str(text).strip())
+
+# %% ../../nbs/a6_nki_runtime.ipynb #10bbf729
+def compiler_lnc(chip: str = None) -> int:
+    """The LNC degree neuronx-cc compiles with: `--lnc` in NEURON_CC_FLAGS, else
+    NEURON_LOGICAL_NC_CONFIG, else its default, 2 on trn2 and later and 1 on trn1 (EVRF066.rst)."""
+    flag = re.search(r'--lnc[= ](\S+)', os.environ.get('NEURON_CC_FLAGS', ''))
+    if flag:
+        return _lnc_value('--lnc in NEURON_CC_FLAGS', flag.group(1))
+    if os.environ.get('NEURON_LOGICAL_NC_CONFIG'):
+        return _lnc_value('NEURON_LOGICAL_NC_CONFIG', os.environ['NEURON_LOGICAL_NC_CONFIG'])
+    return 1 if (chip or current_chip()) == 'trn1' else 2
+
+# %% ../../nbs/a6_nki_runtime.ipynb #b4d3e27b
+def kernel_lnc(bracket: int = None) -> int:
+    "A kernel's LNC degree: `kernel[n]`, else NEURON_LOGICAL_NC_CONFIG, else 1 (nki.jit, v2.33.1)."
+    if bracket is not None:
+        return bracket
+    if os.environ.get('NEURON_LOGICAL_NC_CONFIG'):
+        return _lnc_value('NEURON_LOGICAL_NC_CONFIG', os.environ['NEURON_LOGICAL_NC_CONFIG'])
+    return 1
+
+# %% ../../nbs/a6_nki_runtime.ipynb #a2471527
+def check_lnc(name: str, bracket: int = None, chip: str = None):
+    "Refuse as neuronx-cc does from NKI 0.7 (NCC_EVRF066) where kernel and compiler degrees differ."
+    mine, theirs = kernel_lnc(bracket), compiler_lnc(chip)
+    if mine != theirs:
+        raise NkiError(f"NCC_EVRF066: NKI kernel '{name}' is configured with LNC={mine}, but"
+                       f' neuronx-cc is using LNC={theirs}')
+
 # %% ../../nbs/a6_nki_runtime.ipynb #237096ed
 class Kernel:
     """A kernel function prepared for the interpreter (what `nki.jit` / `nki.simulate` return); run
@@ -94,7 +134,9 @@ class Kernel:
     def __getitem__(self, lnc):
         if lnc not in (1, 2):
             raise ValueError(f'launch degree (LNC) must be 1 or 2, got {lnc!r}')
-        return self
+        launched = Kernel(self.func, self.mode, self.version, self.simulated, **self.options)
+        launched.lnc = lnc
+        return launched
 
     def __call__(self, *args, **kwargs):
         if self.func not in _CHECKED:
@@ -106,6 +148,8 @@ class Kernel:
                     f'kernel argument {name} of {self.__name__} is a list; NKI 0.3 takes tuples'
                 )
         version = self.version or current_nki_version()
+        if version in LNC_CHECKED and not self.simulated:
+            check_lnc(self.__name__, getattr(self, 'lnc', None))
         with nki_version(version), cast_rounding(_cast_of(version, self.simulated)):
             run = lambda: self.func(*(_arg(a, i) for i, a in enumerate(args)), **kwargs)
             return _to_numpy(_own_block(run))
@@ -165,18 +209,27 @@ def counting(trace: bool = False):
 
 # %% ../../nbs/a6_nki_runtime.ipynb #8345d9db
 def _jit_for(version: str):
-    "nki.jit with `version`'s signature (0.3: func, mode; 0.4 on: fn), running under its rules."
+    """nki.jit with `version`'s signature (0.3: func, mode; 0.4 to 0.6: fn; 0.7 on: fn and the
+    keyword-only compile_config, specialization_config), running under its rules."""
     if version == '0.3':
         def jit(func=None, mode='auto', **kwargs):
             "nki.jit of NKI 0.3: run `func` on the interpreter under 0.3's rules."
             make = lambda f: Kernel(getattr(f, 'func', f), mode, version, **kwargs)
             return make if func is None else make(func)
-    else:
+    elif version in ('0.4', '0.5', '0.6'):
         def jit(fn=None, **kwargs):
             "nki.jit of NKI 0.4 to 0.6 (`mode` is gone): run `fn` under this version's rules."
             make = lambda f: Kernel(getattr(f, 'func', f), 'auto', version, **kwargs)
             return make if fn is None else make(fn)
+    else:
+        def jit(fn=None, *, compile_config=None, specialization_config=None, **kwargs):
+            "nki.jit of NKI 0.7 on (nki.jit page, v2.33.1): the configs are kept, not modelled."
+            configs = dict(compile_config=compile_config,
+                           specialization_config=specialization_config)
+            make = lambda f: Kernel(getattr(f, 'func', f), 'auto', version, **configs, **kwargs)
+            return make if fn is None else make(fn)
     return jit
+
 
 # %% ../../nbs/a6_nki_runtime.ipynb #13c7740a
 def _module_copy(name: str, source, **replace):
@@ -186,15 +239,37 @@ def _module_copy(name: str, source, **replace):
     m.__dict__.update(replace)
     return m
 
+# %% ../../nbs/a6_nki_runtime.ipynb #50b23324
+def _deprecated_loop(name: str):
+    """nl.`name` as NKI 0.7 and later keep it: deprecated, and a Python range ("In NKI 0.7 and later
+    ... deprecated and default to Python range", deep-dives/nki-loops.rst, latest documentation)."""
+    def loop(start, stop=None, step=1):
+        warnings.warn(f'nl.{name} is deprecated from NKI 0.7 (it is a Python range); use range',
+                      DeprecationWarning, stacklevel=2)
+        return range(start) if stop is None else range(start, stop, step)
+    loop.__name__ = loop.__qualname__ = name
+    return loop
+
+# %% ../../nbs/a6_nki_runtime.ipynb #501f1a2f
+def _language_of(version: str):
+    """nki.language as `version` presents it: from 0.7 the range loops deprecated (Python ranges)
+    and `dynamic_range` gone (removed in 0.7, migration guide v2.33.1)."""
+    if version not in ('0.7', '0.8'):
+        return _module_copy('nki.language', language)
+    loops = {k: _deprecated_loop(k) for k in ('static_range', 'affine_range', 'sequential_range')}
+    nl_ = _module_copy('nki.language', language, **loops)
+    del nl_.dynamic_range
+    return nl_
+
 # %% ../../nbs/a6_nki_runtime.ipynb #261d50f5
 @functools.lru_cache(maxsize=None)
 def profile(version: str):
-    """The interpreter as NKI `version` ('0.3' to '0.6') presents itself: `.nki`, `.nl`, `.nisa`
+    """The interpreter as NKI `version` ('0.3' to '0.8') presents itself: `.nki`, `.nl`, `.nisa`
     with that release's signatures; its kernels run under its rules."""
     if version not in memory.NKI_VERSIONS:
         raise ValueError(f'version must be one of {tuple(memory.NKI_VERSIONS)}, got {version!r}')
     dma = {} if version == '0.3' else dict(dma_copy=isa.dma_copy_0_4)
-    nl_ = _module_copy('nki.language', language)
+    nl_ = _language_of(version)
     nisa_ = _module_copy('nki.isa', isa, **dma)
     sim = lambda kernel: Kernel(getattr(kernel, 'func', kernel), 'auto', version, simulated=True)
     nki_ = types.ModuleType('nki')

@@ -37,6 +37,7 @@ from resize_nearest.nki_cpu.memory import (
     AP_SIZE_MAX,
     psum,
     current_chip,
+    current_nki_version,
     contiguous_run,
 )
 
@@ -353,6 +354,26 @@ def _bitvec_scalar(dst, data, step0, step1, engine_arg, name):
     STATS.record(where, 'tensor_scalar', elements=dst.size, op=steps[0][0].name, name=name,
                  **_data_flow(dst, data))
 
+# %% ../../nbs/a3_nki_isa.ipynb #1ccab2fd
+# NKI 0.8.0 (Neuron 2.34.0) announces: "A future release rejects engine=nki.isa.engine.gpsimd
+# for nki.isa.tensor_tensor, and nki.isa.engine.scalar or nki.isa.engine.gpsimd for
+# nki.isa.tensor_scalar, with a bitvec operator" (about-neuron/announcements/neuron2.x/
+# announce-intent-eos-nki-virtualregister-lnc-apis, latest documentation)
+BITVEC_ANNOUNCED = {'tensor_tensor': ('gpsimd',), 'tensor_scalar': ('scalar', 'gpsimd')}
+
+
+def _bitvec_engine_rule(instruction: str, ops, engine_arg):
+    "Under NKI 0.8, refuse a bitvec operator on an engine the 0.8 announcement names for it."
+    if current_nki_version() != '0.8' or all(getattr(op, 'kind', None) != 'bit' for op in ops):
+        return
+    where = _engine(engine_arg, 'vector')
+    if where in BITVEC_ANNOUNCED[instruction]:
+        raise NkiError(
+            f'{instruction} with a bitvec operator on engine={where}: NKI 0.8 announces that this'
+            ' is rejected; pass engine=nki.isa.engine.vector or no engine'
+            ' (announce-intent-eos-nki-virtualregister-lnc-apis, Neuron 2.34.0)'
+        )
+
 # %% ../../nbs/a3_nki_isa.ipynb #623aa598
 def tensor_scalar(
     dst,
@@ -371,6 +392,7 @@ def tensor_scalar(
     _tile(dst, 'dst')
     _tile(data, 'data')
     _same_shape(dst, data, 'tensor_scalar')
+    _bitvec_engine_rule('tensor_scalar', (op0, op1), engine)
     if _engine(engine, 'vector') == 'gpsimd':
         refuse('ts-gpsimd', f'tensor_scalar with engine=gpsimd and op0={op0!r}')
     if getattr(op0, 'kind', None) == 'bit' or getattr(op1, 'kind', None) == 'bit':
@@ -464,6 +486,7 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None):
     _same_layout(dst, data1, 'tensor_tensor')
     _same_layout(data1, data2, 'tensor_tensor')
     op = _op(op, 'op')
+    _bitvec_engine_rule('tensor_tensor', (op,), engine)
     if op.kind == 'bit':
         return _bitvec(dst, data1, data2, op, engine, name)
     ints = dst.dtype in _INTS and data1.dtype in _INTS and data2.dtype in _INTS

@@ -72,15 +72,21 @@ def current_chip() -> str:
     return _TARGET_CHIP.get()
 
 # %% ../../nbs/a2_nki_memory.ipynb #299bbebc
-# NKI release -> Neuron SDK release (aws-neuron-sdk v2.32.0 nki/migration/index.rst:15-36)
-NKI_VERSIONS = {'0.3': '2.29', '0.4': '2.30', '0.5': '2.31', '0.6': '2.32'}
+# NKI release -> Neuron SDK release (aws-neuron-sdk v2.32.0 nki/migration/index.rst:15-36; 0.7
+# and 0.8: the v2.33.0 release content page and the 2.34.0 announcements, nbs/nki_versions.md)
+NKI_VERSIONS = {
+    '0.3': '2.29', '0.4': '2.30', '0.5': '2.31', '0.6': '2.32', '0.7': '2.33', '0.8': '2.34'
+}
 _NKI_VERSION = contextvars.ContextVar('nki_version', default='0.6')
+
 
 # %% ../../nbs/a2_nki_memory.ipynb #7fad225e
 def nki_version(version: str):
-    """Model the rules of NKI `version` ('0.3' to '0.6') inside the block, where they differ (the
-    `tile_size` names of 0.4); '0.6' unless told. A context variable, like `target_chip`."""
+    """Model the rules of NKI `version` ('0.3' to '0.8') inside the block, where they differ (the
+    `tile_size` names of 0.4, the loops and the LNC check of 0.7, the bitvec engines of 0.8);
+    '0.6' unless told. A context variable, like `target_chip`."""
     return setting(_NKI_VERSION, version, NKI_VERSIONS, 'version')
+
 
 # %% ../../nbs/a2_nki_memory.ipynb #91646898
 def current_nki_version() -> str:

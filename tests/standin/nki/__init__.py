@@ -1,11 +1,12 @@
-"""Test-only stand-in for the real `nki` package (NKI 0.3 to 0.6 layout), delegating to resize_nearest.nki_cpu.
+"""Test-only stand-in for the real `nki` package (NKI 0.3 to 0.8 layout), delegating to resize_nearest.nki_cpu.
 
 Put tests/standin first on PYTHONPATH and the package's real-NKI code path runs on this machine: the backend
 selects 'nki', `backend='nki'` / `'nki-sim'` work, and the `#| neuron` notebook cells and tools/neuron_check.py run.
 It is never installed and nothing in the package knows about it.
 
-NKI_STANDIN_VERSION (0.3 to 0.6, default 0.3): the release it poses as. Its `jit`, `simulate` and
-`isa.dma_copy` have that release's signatures (resize_nearest.nki_cpu.profile) and its rules hold in this
+NKI_STANDIN_VERSION (0.3 to 0.8, default 0.3): the release it poses as. Its `jit`, `simulate` and
+`isa.dma_copy` have that release's signatures (0.7 and 0.8: jit's compile_config and
+specialization_config, the loops of `language`, the LNC check of a `jit` call) (resize_nearest.nki_cpu.profile) and its rules hold in this
 process. NKI_STANDIN_CHIP (trn1, inf2, trn2, trn3; default trn2): the chip its "device" reports through
 `nki.isa.get_nc_version()`; the interpreter checks that chip's rules in this process.
 """
