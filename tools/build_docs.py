@@ -307,6 +307,7 @@ nb_execution_mode = 'off'
 # Markdown outputs (the tables cells print) parsed as MyST: their tables are HTML tables
 nb_render_markdown_format = 'myst'
 myst_enable_extensions = ['dollarmath', 'amsmath']
+myst_heading_anchors = 2
 html_theme = 'sphinx_book_theme'
 html_title = 'resize_nearest'
 html_static_path = ['_static']

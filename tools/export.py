@@ -4,8 +4,8 @@
 nbdev 2.4.14 wraps `__all__` at 120 columns (nbdev/maker.py:205, `TextWrapper(width=120, ...)`) and
 writes the notebook's summary as a one-line module docstring (maker.py:179-186, `_retr_mdoc`).
 Neither is configurable, so this wraps both at 100 and otherwise runs nbdev's own export.
-A cell marked `#| export <module>` for a module that no notebook's `#| default_exp` owns (chapter 1.4
-sends its drawing code to graph_drawing this way) makes nbdev append to that file on every export
+A cell marked `#| export <module>` for a module that no notebook's `#| default_exp` owns (appendix A1
+sends chapter 1.4's drawing code to graph_drawing this way) makes nbdev append to that file on every export
 (nbdev/export.py:92, `is_new=False`; maker.py:221 `_make_exists` opens it with 'a'); such a module
 is written afresh instead, so exporting twice gives the same file.
 Usage: python tools/export.py   (instead of nbdev_export; tools/check_sync.sh uses it)

@@ -9,13 +9,13 @@ it with the true gradient (and PyTorch's autograd)."""
 # %% auto #0
 __all__ = ['lower_resize_nearest_grad', 'resize_nearest_grad']
 
-# %% ../../nbs/32_grad.ipynb #985d1f4b
+# %% ../../nbs/32_grad.ipynb #97ecce39
 import numpy as np
 from math import prod
-from ..maps.index_map import check_shape
-from ..nki_cpu.memory import is_bfloat16
+from resize_nearest.maps.index_map import check_shape
+from resize_nearest.nki_cpu.memory import is_bfloat16
 
-# %% ../../nbs/32_grad.ipynb #97ecce39
+
 class LoweringError(ValueError):
     """An op error raised while lowering ResizeNearestGrad (its messages as the description
     quotes them)."""
@@ -94,12 +94,12 @@ def resize_nearest_grad_as_compiled(grad: np.ndarray, input_shape) -> np.ndarray
     summed = blocks.sum(axis=tuple(range(1, 2 * len(k), 2)), dtype=grad.dtype)
     return (summed / grad.dtype.type(low['then'][1])).astype(grad.dtype)
 
-# %% ../../nbs/32_grad.ipynb #ab5e0c37
+# %% ../../nbs/32_grad.ipynb #4b63de6a
 from ..maps.index_map import load_indices
 from ..host.api import check_as_compiled, check_memory
 from ..host.variants import CHUNK
 
-# %% ../../nbs/32_grad.ipynb #4b63de6a
+
 def _add_chunk(out, grad_rows, in_hw, out_hw, mode, start, stop):
     "Add the gradients of output pixels [start, stop) to the source pixels that they copied."
     sources = load_indices(in_hw, out_hw, mode, start, stop)

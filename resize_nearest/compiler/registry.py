@@ -9,13 +9,13 @@ chapter then builds each step: `InternalKernelConfig`, the lazily built registry
 __all__ = ['InternalKernelConfig', 'validate_resize_nearest', 'get_internal_kernel_registry',
            'trace_internal_kernel']
 
-# %% ../../nbs/31_registry.ipynb #8f94c73e
+# %% ../../nbs/31_registry.ipynb #29bda9af
 import os
 import numpy as np
 from ..maps.index_map import check_shape
 from ..kernels.backend import run_kernel
 
-# %% ../../nbs/31_registry.ipynb #29bda9af
+
 class InternalKernelConfig:
     "How the compiler calls one internal NKI kernel."
 
@@ -97,7 +97,7 @@ def validate_resize_nearest(attrs: dict) -> dict:
 
 # %% ../../nbs/31_registry.ipynb #8598256f
 TF_CONVENTIONS = {  # TensorFlow's ResizeNearestNeighbor attributes as ONNX conventions
-    'align_corners': ('align_corners', 'round_prefer_ceil'),  # std::round on (d*(in-1)/(out-1))
+    'align_corners': ('align_corners', 'round_prefer_ceil'),  # roundf of d*(in-1)/(out-1)
     'half_pixel_centers': ('tf_half_pixel_for_nn', 'floor'),  # floor((d + 1/2) * in/out)
 }
 _ONNX_NAMES = ('coordinate_transformation_mode', 'nearest_mode')

@@ -95,7 +95,7 @@ def resize_nearest_hoisted_kernel(data_tensor, out_shape, maps=()):
 
     Dimensions:
         B: images; H, W: input height and width; C: channels
-        OH, OW: output height and width (the sizes of appendix E1a's proven exact range)
+        OH, OW: output height and width (inside the proven exact range, chapter 1.3)
 
     Args:
         data_tensor (nl.ndarray): input HBM tensor [B, H, W, C], any supported dtype.
