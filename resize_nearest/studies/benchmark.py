@@ -23,7 +23,7 @@ def measured_counts(variant: str, x_shape, out_hw, dtype=np.float32, convention=
     modes = dict(zip(('coordinate_transformation_mode', 'nearest_mode'), convention))
     with warnings.catch_warnings(), nki_cpu.counting() as counts:
         warnings.simplefilter('ignore', RuntimeWarning)
-        resize_nearest(x, out_hw, variant=variant, backend='cpu', **modes)
+        resize_nearest(x, out_hw, variant=variant, backend='cpu', layout='NHWC', **modes)
     return counts.summary()
 
 # %% ../../nbs/r07_performance.ipynb #d62ac42f
@@ -123,7 +123,7 @@ shape, out, dtype = json.loads(sys.argv[1])
 x = _random_image(tuple(shape), dtype)
 before = peak_kib()
 t0 = time.perf_counter()
-resize_nearest(x, tuple(out), backend='cpu')
+resize_nearest(x, tuple(out), backend='cpu', layout='NHWC')
 seconds = time.perf_counter() - t0
 print(json.dumps([seconds, before, peak_kib()]))
 '''
@@ -208,7 +208,7 @@ def speed_row(x_shape, out_size, dtype: str = 'float32', repeats: int = 5) -> di
     interpolate, with ratios and bounds."""
     x = _random_image(x_shape, dtype)
     cold = cold_call(x_shape, out_size, dtype)
-    calls = {'warm': lambda: resize_nearest(x, out_size, backend='cpu')}
+    calls = {'warm': lambda: resize_nearest(x, out_size, backend='cpu', layout='NHWC')}
     calls['numpy'] = numpy_call(x, out_size)
     if x.ndim == 5 and torch_call(x, out_size) is not None:
         calls['torch'] = torch_call(x, out_size)
