@@ -11,6 +11,7 @@ __all__ = ['interpolate_nearest', 'ResizeNearest', 'patch', 'audit']
 # %% ../nbs/r14_torch.ipynb #a905909b
 import contextlib
 import dataclasses
+import math
 from fractions import Fraction
 from typing import List, Optional
 
@@ -27,6 +28,9 @@ except ModuleNotFoundError as missing:  # a bare 'No module named torch' names n
 import torch.nn as nn
 import torch.nn.functional as F
 from .models.audit import AuditRow, _finding
+from .models.audit_records import count_text
+from .models.runtime_iree_executorch import (
+    EXECUTORCH, EXECUTORCH_XNNPACK, executorch_counts)
 
 # %% ../nbs/r14_torch.ipynb #9c354c4c
 from .models.onnx_reader import AxisResize, ResizeNode
@@ -334,11 +338,13 @@ def _example_tuple(example_inputs) -> tuple:
                     f' {type(example_inputs).__name__}')
 
 # %% ../nbs/r14_torch.ipynb #0c77cf4a
-def audit(module: nn.Module, example_inputs, torch_compile: bool = False) -> list:
+def audit(module: nn.Module, example_inputs, torch_compile: bool = False,
+          executorch: bool = False) -> list:
     """One `AuditRow` (chapter R11) per nearest upsample in `module` traced on `example_inputs` (a
     tuple of the module's inputs, or one tensor): op, sizes, the call's scale factors, PyTorch's
     wrong elements over every resized axis, and per implementation the wrong elements of the whole
-    output, from the audit engine of chapter R11 (torch.compile run too with `torch_compile`)."""
+    output, from the audit engine of chapter R11 (torch.compile run too with `torch_compile`;
+    ExecuTorch, alone and with XNNPACK, with `executorch`: appendix E4e)."""
     ep = torch.export.export(module, _example_tuple(example_inputs))
     rows = []
     for node in ep.graph.nodes:
@@ -348,7 +354,7 @@ def audit(module: nn.Module, example_inputs, torch_compile: bool = False) -> lis
         if node.args[0].meta['val'].numel() == 0:  # copies nothing (the drop-in's shape check)
             continue
         rows.append(_call_row(node, torch_compile))
-    return rows
+    return _with_executorch(rows, module, example_inputs) if executorch else rows
 
 # %% ../nbs/r14_torch.ipynb #bce9e0b8
 def _call_row(node, torch_compile) -> AuditRow:
@@ -368,3 +374,36 @@ def _call_row(node, torch_compile) -> AuditRow:
     wrong = _pytorch_wrong_elements(x_val.shape, outs, scales, double, mode)
     return dataclasses.replace(row, input_size=ins, output_size=outs, scales=scales,
                                pytorch_wrong_elements=wrong)
+
+# %% ../nbs/r14_torch.ipynb #r14-et-runtimes
+# the runtimes `audit(..., executorch=True)` runs (appendix E4e): ExecuTorch on the kernels its
+# Python bindings link, and with XNNPACK's partitioner
+EXECUTORCH_RUNTIMES = (EXECUTORCH, EXECUTORCH_XNNPACK)
+
+# %% ../nbs/r14_torch.ipynb #r14-et-row
+def _executorch_row(row: AuditRow, counts: dict, versions: dict) -> AuditRow:
+    """`row` with each runtime's wrong elements of the call's whole output (or why not counted),
+    its count in words, and its source: how it ran, with the versions its child reported."""
+    resized = [o for i, o, s in zip(row.input_size, row.output_size, row.scales)
+               if i != o or s not in (None, 1)]
+    image = math.prod(resized)
+    images = math.prod(row.output_shape) // image
+    texts = {name: count_text(value, image, images, len(resized) or 1)
+             for name, value in counts.items() if isinstance(value, int)}
+    sources = {}
+    for name in counts:
+        found = ', '.join(f'{k} {v}' for k, v in versions.get(name, {}).items())
+        sources[name] = (f'run: {name} ({found or "versions not reported"}) on CPU in a child'
+                         ' process, the call alone on an index image (appendix E4e)')
+    return dataclasses.replace(row, wrong={**row.wrong, **counts},
+                               counts={**row.counts, **texts}, sources={**row.sources, **sources})
+
+# %% ../nbs/r14_torch.ipynb #r14-et-with
+def _with_executorch(rows: list, module, example_inputs) -> list:
+    """The audit's rows with ExecuTorch's counts: each call of `module` run alone by each runtime
+    of `EXECUTORCH_RUNTIMES` in a child process (appendix E4e's `executorch_counts`)."""
+    if not rows:  # no call that copies something: no child to start
+        return rows
+    versions, counts = executorch_counts(module, _example_tuple(example_inputs),
+                                         runtimes=EXECUTORCH_RUNTIMES)
+    return [_executorch_row(r, counts.get(r.node, {}), versions) for r in rows]
