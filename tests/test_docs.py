@@ -153,7 +153,7 @@ def test_the_layout_checks_catch_what_they_check(browser_path, site):
     "A page made to break each rule once: every rule reports it, and the real home page passes them."
     from playwright.sync_api import sync_playwright
     html, base = site
-    figure = next((html / '_images').glob('r05_gathered*.png')).name
+    figure = next((html / '_images').glob('11_wrong_pixels*.png')).name
     broken = (f'<p>| a | b |<br>|---|---|</p><pre>{"x" * 400}</pre>'
               f'<img src="_images/{figure}" style="width:100px"><p>kernel=&lt;function f at 0x7f12ab34cd&gt; '
               'type _empty</p>')

@@ -294,8 +294,11 @@ def modules() -> list:
 
 
 def layer_of(modname: str) -> str:
-    "The package folder a module sits in (its layer), or 'face' for the top-level entry points."
+    """The package folder a module sits in (its layer), or 'face' for the entry points: the
+    top-level modules and the `entry` folder of their plumbing."""
     parts = modname.split('.')
+    if parts[1] == 'entry':
+        return 'face'
     return parts[1] if len(parts) > 2 or parts[1] == 'nki_cpu' else 'face'
 
 
@@ -318,7 +321,7 @@ mathjax_path = 'mathjax/es5/tex-chtml.js'
 html_theme_options = {'show_toc_level': 2, 'secondary_sidebar_items': []}
 html_context = {'default_mode': 'light'}
 # a declared icon: browsers then do not ask for /favicon.ico
-html_favicon = 'figures/02a_tile_model.png'
+html_favicon = 'figures/15_gather_tile.png'
 exclude_patterns = ['_build']
 suppress_warnings = ['myst.header', 'mystnb.unknown_mime_type', 'misc.highlighting_failure']
 '''
