@@ -133,6 +133,8 @@ def never_finishing_tract(tmp_path, monkeypatch):
     return os.environ.copy()
 
 
+# slow: it waits out a 25 s bound on a runtime that never finishes
+@pytest.mark.slow
 def test_fix_is_bounded_by_timeout_and_says_so_as_each_runtime_starts(tmp_path,
                                                                         never_finishing_tract):
     onnx.save(one_resize([1, 1, 22, 22]), tmp_path / 'm.onnx')
