@@ -67,8 +67,17 @@ from tinygrad import Tensor
 from tinygrad.nn.onnx import OnnxRunner
 r = OnnxRunner(sys.argv[1])({n: Tensor(X[n]) for n in IN})
 save([r[n].numpy() for n in OUT])""",
+    'IREE': """import os, subprocess, iree.compiler, iree.runtime
+# iree-import-onnx, then iree-compile for this CPU, then the module run on the local-task driver
+importer = os.path.join(os.path.dirname(sys.executable), 'iree-import-onnx')
+subprocess.run([importer, sys.argv[1], '-o', 'm.mlir'], check=True)
+vmfb = iree.compiler.compile_file('m.mlir', target_backends=['llvm-cpu'],
+                                  extra_args=['--iree-llvmcpu-target-cpu=host'])
+m = iree.runtime.load_vm_flatbuffer(vmfb, driver='local-task')
+ys = getattr(m, g.name)(*[X[n] for n in IN])
+save([y.to_host() for y in (ys if isinstance(ys, (list, tuple)) else [ys])])""",
 }
-PYTHON_ENV = {'LiteRT': 'RESIZE_NEAREST_LITERT_PYTHON'}
+PYTHON_ENV = {'LiteRT': 'RESIZE_NEAREST_LITERT_PYTHON', 'IREE': 'RESIZE_NEAREST_IREE_PYTHON'}
 
 
 def python_of(name: str) -> str:

@@ -89,8 +89,13 @@ def test_neuron_check_skips_without_nki():
     r = subprocess.run([sys.executable, 'tools/neuron_check.py'], cwd=ROOT, capture_output=True, text=True, env=env)
     assert r.returncode == 3 and r.stdout.startswith('SKIPPED: no real NKI here')
 
+# the chapter's cells under the releases whose forms differ from 0.3's (Python range loops, the
+# jit's keyword arguments, the LNC check); 0.3 runs the same functions in test_neuron_check_script
+NOTEBOOK_RELEASES = ('0.7', '0.8')
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize('release', RELEASES)
+@pytest.mark.parametrize('release', NOTEBOOK_RELEASES)
 def test_neuron_cells_of_chapter_3_3(tmp_path, release):
     rep = tmp_path / 'nb_report.json'
     r = subprocess.run(['nbdev_test', '--flags', 'neuron', '--path', 'nbs/33_trainium.ipynb'], cwd=ROOT, capture_output=True,

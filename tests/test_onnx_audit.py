@@ -539,3 +539,30 @@ def test_the_torch_audit_and_the_onnx_audit_agree():
         warnings.simplefilter('ignore')
         torch.onnx.export(M(), (x,), buf, dynamo=False)
     assert [r['wrong'] for r in audit(M(), (x,))] == [r['wrong'] for r in audit_onnx(onnx.load_from_string(buf.getvalue()))]
+
+
+def test_the_probe_names_an_attribute_only_where_it_changes_the_map():
+    """IREE 3.13 compiles no nearest Resize that names axes or a non-zero extrapolation_value, even
+    where they change nothing (appendix E4e): the audit's probe leaves them out where they change
+    nothing, keeps them where they do, and onnxruntime and ONNX's reference give the spec's map."""
+    from resize_nearest.models.audit_records import _exact_image, _probe_model
+    from resize_nearest.models.onnx_reader import ResizeNode
+
+    def node(mode, axes, sizes, **kw):
+        return ResizeNode('n', 'graph', 'Resize', 19, 'nearest', mode, 'floor',
+                          input_shape=(1, 1, 6, 9), sizes=sizes, axes=axes, **kw)
+
+    cases = [(node('half_pixel', (0, 1, 2, 3), (1, 1, 4, 13)), set()),
+             (node('asymmetric', (3, 2), (1, 1, 4, 13)), {'axes'}),
+             (node('tf_crop_and_resize', (0, 1, 2, 3), (1, 1, 4, 13),
+                   roi=((0, 1), (0, 1), (0.2, 1.3), (-0.1, 0.8))), {'extrapolation_value'})]
+    for r, named in cases:
+        probe, shape = _probe_model(r, resize_axes(r))
+        attrs = {a.name for a in probe.graph.node[0].attribute}
+        assert attrs & {'axes', 'extrapolation_value', 'keep_aspect_ratio_policy'} == named, attrs
+        x = np.arange(math.prod(shape), dtype=np.float32).reshape(shape)
+        exact = _exact_image(r, resize_axes(r), shape)
+        ran = ort.InferenceSession(probe.SerializeToString(), providers=['CPUExecutionProvider'])
+        reference = ReferenceEvaluator(probe)
+        for y in (ran.run(None, {'X': x})[0], reference.run(None, {'X': x})[0]):
+            np.testing.assert_array_equal(y.astype(np.int64), exact)

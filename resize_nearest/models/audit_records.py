@@ -204,13 +204,16 @@ def _probe_model(r, axes):
     if r.op_type == 'Upsample' and r.opset < 9:
         attrs['scales'] = list(r.scales)
     if r.op_type == 'Resize' and r.opset >= 11:
-        attrs.update(
-            coordinate_transformation_mode=r.coordinate_transformation_mode,
-            nearest_mode=r.nearest_mode,
-            extrapolation_value=float(EXTRAPOLATED),
-        )
-    if r.op_type == 'Resize' and r.opset >= 18:
-        attrs.update(axes=list(r.axes), keep_aspect_ratio_policy=r.keep_aspect_ratio_policy)
+        attrs.update(coordinate_transformation_mode=r.coordinate_transformation_mode,
+                     nearest_mode=r.nearest_mode)
+    # an attribute is written only where it changes the map: IREE (3.13) compiles no nearest Resize
+    # that names axes or a non-zero extrapolation_value, even where they change nothing (E4e)
+    if r.coordinate_transformation_mode == 'tf_crop_and_resize':
+        attrs.update(extrapolation_value=float(EXTRAPOLATED))
+    if r.op_type == 'Resize' and r.opset >= 18 and list(r.axes) != list(range(len(shape))):
+        attrs.update(axes=list(r.axes))
+    if r.op_type == 'Resize' and r.opset >= 18 and r.keep_aspect_ratio_policy != 'stretch':
+        attrs.update(keep_aspect_ratio_policy=r.keep_aspect_ratio_policy)
     if r.antialias:  # kept as the model has it: a runtime that refuses the model refuses the probe
         attrs.update(antialias=r.antialias)
     node = helper.make_node(r.op_type, inputs, ['Y'], **attrs)

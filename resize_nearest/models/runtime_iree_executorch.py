@@ -38,6 +38,19 @@ def _error_line(error) -> str:
     named = [s for s in lines if 'error:' in s]
     return first_line((named or lines or [''])[0])
 
+# %% ../../nbs/e4e_iree_executorch.ipynb #e4e-011a
+def _shapes_inferred(path: str, work: str) -> str:
+    """The model at `path` with every tensor's shape inferred, written in `work`: the importer
+    types each value from its declared shape, and an output declared without one (as the audit's
+    probes and many exported models declare it) stops it before any Resize is read."""
+    onnx = importlib.import_module('onnx')
+    inferred = os.path.join(work, 'shapes_inferred.onnx')
+    # data_prop: a Resize's output shape from its constant sizes or scales
+    model = onnx.shape_inference.infer_shapes(onnx.load(path), data_prop=True)
+    onnx.save(model, inferred)
+    return inferred
+
+
 # %% ../../nbs/e4e_iree_executorch.ipynb #e4e-011
 def _iree_module(path: str, work: str) -> bytes:
     """The ONNX model at `path` as an IREE VM module: imported to MLIR in `work` by iree-import-onnx
@@ -46,7 +59,7 @@ def _iree_module(path: str, work: str) -> bytes:
     compiler = importlib.import_module('iree.compiler')
     mlir = os.path.join(work, 'model.mlir')
     try:
-        importer.main(importer.parse_arguments([path, '-o', mlir]))
+        importer.main(importer.parse_arguments([_shapes_inferred(path, work), '-o', mlir]))
     except Exception as e:  # noqa: BLE001 - whatever the importer raises is its refusal
         raise Refusal('iree-import-onnx', f'{type(e).__name__}: {_error_line(e)}') from e
     try:
