@@ -89,6 +89,19 @@ def test_neuron_check_skips_without_nki():
     r = subprocess.run([sys.executable, 'tools/neuron_check.py'], cwd=ROOT, capture_output=True, text=True, env=env)
     assert r.returncode == 3 and r.stdout.startswith('SKIPPED: no real NKI here')
 
+@pytest.mark.parametrize('warmup, iters, error, says', [
+    (3, 0, ValueError, 'iters must be at least 1, got 0'),
+    (-1, 1, ValueError, 'warmup must be at least 0, got -1'),
+    (3, 2.5, TypeError, 'iters must be an int, got 2.5'),
+    (True, 10, TypeError, 'warmup must be an int, got True')])
+def test_neuron_check_refuses_a_timing_without_a_median_before_any_work(tmp_path, warmup, iters, error, says):
+    "No NKI is needed to be refused (nothing is imported or compiled first), and no report is written."
+    from resize_nearest.studies.trainium import neuron_check
+    report = tmp_path / 'report.json'
+    with pytest.raises(error, match=says):
+        neuron_check(report, warmup=warmup, iters=iters)
+    assert not report.exists()
+
 # the chapter's cells under the releases whose forms differ from 0.3's (Python range loops, the
 # jit's keyword arguments, the LNC check); 0.3 runs the same functions in test_neuron_check_script
 NOTEBOOK_RELEASES = ('0.7', '0.8')

@@ -538,6 +538,15 @@ def _compiled_step(widths) -> dict:
     return compiled_model_check(trace, widths)
 
 # %% ../../nbs/33_trainium.ipynb #dbdd0e0e
+def _timing_refused(warmup, iters) -> None:
+    "Refuses, before anything compiles, a timing no median can come from."
+    for name, value, least in (('iters', iters, 1), ('warmup', warmup, 0)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f'neuron_check: {name} must be an int, got {value!r}')
+        if value < least:
+            raise ValueError(f'neuron_check: {name} must be at least {least}, got {value}')
+
+
 def neuron_check(
     report_path='neuron_report.json',
     cases=HW_CASES,
@@ -550,6 +559,7 @@ def neuron_check(
     """On a Trainium instance (`chip`: 'trn1', 'inf2', 'trn2' or 'trn3'): every case and variant the
     chip runs, on the interpreter, the real simulator and the device; then the compiler's own
     resize (`compiled_model_check`); write the report."""
+    _timing_refused(warmup, iters)
     todo, skipped = _on_chip(cases, chip)
     versions = _checked_versions()
     release = _release(versions['nki'])
@@ -566,8 +576,7 @@ def neuron_check(
         lnc=backend.lnc_setting(chip),  # set before any device compile: kernel and compiler agree
         backend_forms=backend.forms(chip),
         not_on_chip=skipped,
-        warmup=warmup, iters=iters,
-        rows=[],
+        warmup=warmup, iters=iters, rows=[],
     )
     rng = np.random.default_rng(0)
     for row_case, variant in tqdm(todo, disable=not progress, desc='neuron_check'):
