@@ -113,8 +113,8 @@ def test_the_sweep_counts_what_a_direct_run_gives(name, tmp_path):
 # Slices (pnnx writes a Gather as its Tensor.slice, which ncnn has no layer for); LiteRT runs only
 # the constant Gathers (onnx2tf's NHWC layout breaks the computed indices and the Slices); TVM's
 # ONNX importer refuses the computed form (its Where takes no scalar condition); IREE runs all three.
-# The others must
-# never give a wrong result silently: each either runs a form exactly or is listed here.
+# The others must never give a wrong result silently: each either runs a form exactly or is listed
+# here.
 MUST_RUN_FIX = {
     'constant': {'OpenVINO', 'tract', 'TVM', 'MNN', 'LiteRT', 'tinygrad', 'IREE'},
     'computed': {'OpenVINO', 'tract', 'MNN', 'tinygrad', 'IREE'},

@@ -12,7 +12,8 @@
 
 Usage: python tools/runtime_sweep.py [--json PATH] [--runtimes A,B] [--timeout S] [--workers N]
 The runtimes' Pythons: RESIZE_NEAREST_RUNTIMES_PYTHON and RESIZE_NEAREST_LITERT_PYTHON (see
-tools/runtimes_venv.sh), RESIZE_NEAREST_IREE_PYTHON (tools/iree_executorch_venv.sh). Prints a summary; --json writes every count and every mismatch.
+tools/runtimes_venv.sh), RESIZE_NEAREST_IREE_PYTHON (tools/iree_executorch_venv.sh). Prints a
+summary; --json writes every count and every mismatch.
 """
 import argparse, json, os, sys, tempfile, time
 from concurrent.futures import ThreadPoolExecutor
